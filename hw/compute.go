@@ -1,0 +1,91 @@
+package hw
+
+import (
+	"math"
+
+	"github.com/edgetwin/edgetwin/hw/dtype"
+)
+
+// ComputeDtype is the dtype unit u runs work in when activations are act:
+// among the dtypes it has a peak for, at or above act, the fastest (ties go
+// to the lower precision). ok is false when it has none.
+func (u *Unit) ComputeDtype(act dtype.Dtype) (dt dtype.Dtype, ok bool) {
+	best := -1.0
+	for _, d := range dtype.All {
+		p, has := u.Peak[d]
+		if has && d.AtLeast(act) && float64(p) > best {
+			dt, best, ok = d, float64(p), true
+		}
+	}
+	return dt, ok
+}
+
+// MACsPerCycle is the number of multiply-accumulates per clock cycle at dt,
+// from the peak (2 ops per MAC) and the nominal clock.
+func (u *Unit) MACsPerCycle(dt dtype.Dtype) float64 {
+	return float64(u.Peak[dt]) / (2 * float64(u.Clock))
+}
+
+// gemvRows is the largest M treated as a matrix-vector product (decode with
+// a small batch) when choosing between GEMV and GEMM efficiency.
+const gemvRows = 4
+
+// MatmulSeconds is the time unit u computes an [m×k]·[k×n] product in dt
+// at clock (the nominal clock when clock is 0).
+//
+// An NPU runs a weight-stationary R×C MAC array (C = MACs per cycle / R).
+// Each R×C block of weights is loaded one row per cycle (R cycles) while
+// the previous block computes, and then m activation vectors stream through
+// it, one per cycle, so a block costs max(R, m) cycles and filling the
+// pipeline costs R + C once. A batch-1 GEMV (m = 1) therefore runs at 1/R
+// of peak: its rate is bounded by the C weights per cycle that reach the
+// array, not by the MACs. An output-stationary array keeps an R×C block of
+// outputs and streams k: ceil(m/R)·ceil(n/C)·k cycles, the same 1/R for a
+// GEMV. Other units (GPU, CPU, DSP) run at peak × efficiency, with the GEMV
+// efficiency for m ≤ 4.
+func (u *Unit) MatmulSeconds(m, n, k int, dt dtype.Dtype, clock float64) float64 {
+	if m <= 0 || n <= 0 || k <= 0 {
+		return 0
+	}
+	if clock <= 0 {
+		clock = float64(u.Clock)
+	}
+	eff := float64(u.GEMMEfficiency)
+	if m <= gemvRows {
+		eff = float64(u.GEMVEfficiency)
+	}
+	if u.Kind != NPU {
+		ops := 2 * float64(m) * float64(n) * float64(k)
+		return ops / (float64(u.Peak[dt]) * clock / float64(u.Clock) * eff)
+	}
+	return u.arrayCycles(m, n, k, dt) / clock / eff
+}
+
+// arrayCycles counts the MAC array's cycles for one matrix product.
+func (u *Unit) arrayCycles(m, n, k int, dt dtype.Dtype) float64 {
+	r := float64(u.MAC.Rows)
+	c := math.Max(1, math.Floor(u.MACsPerCycle(dt)/r))
+	fm, fn, fk := float64(m), float64(n), float64(k)
+	if u.MAC.Dataflow == OutputStationary {
+		return math.Ceil(fm/r)*math.Ceil(fn/c)*fk + r + c
+	}
+	return math.Ceil(fk/r)*math.Ceil(fn/c)*math.Max(r, fm) + r + c
+}
+
+// VectorSeconds is the time unit u takes for elementwise work of the given
+// ops (norms, RoPE, activations, softmax, residual adds). An NPU's vector
+// path is modelled as C lanes beside the array (one row of it); other units
+// run it at their GEMV rate.
+func (u *Unit) VectorSeconds(ops float64, dt dtype.Dtype, clock float64) float64 {
+	if ops <= 0 {
+		return 0
+	}
+	if clock <= 0 {
+		clock = float64(u.Clock)
+	}
+	rate := float64(u.Peak[dt]) * clock / float64(u.Clock) * float64(u.GEMVEfficiency)
+	if u.Kind == NPU {
+		rate /= float64(u.MAC.Rows)
+	}
+	return ops / rate
+}

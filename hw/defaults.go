@@ -1,0 +1,65 @@
+package hw
+
+// Default is the value a field takes when a chip file leaves it out. Every
+// default is an assumption: results report it as "assumed" in provenance,
+// and Why says what it is based on.
+//
+// A Path that starts with "units.{kind}." applies to every unit of that kind.
+type Default struct {
+	Path  string
+	Value string
+	Why   string
+}
+
+// Defaults is the one table of assumed figures. docs/defaults.md is
+// generated from it (go test ./hw -run TestDefaultsDoc -regen).
+var Defaults = []Default{
+	{"memory.dram.seq_efficiency", "0.7", "long sequential LPDDR streams on phone SoCs reach roughly 60–80% of peak; the middle of that range"},
+	{"memory.dram.random_penalty", "4", "random 4 KiB reads pay row misses and bank conflicts; several times slower than sequential"},
+	{"memory.dram.latency", "110 ns", "typical load-to-use latency of LPDDR5 behind a phone SoC's fabric (100–130 ns)"},
+	{"memory.l3.size", "8 MiB", "a flagship phone SoC's system-level cache is 6–12 MiB"},
+	{"memory.l3.ways", "16", "common associativity of system-level caches"},
+	{"memory.l3.line", "64 B", "the line size of every Arm system cache"},
+	{"memory.l3.bandwidth", "100 GB/s", "system caches deliver 1.3–2× LPDDR5X peak to a single client"},
+	{"memory.l3.latency", "25 ns", "system-level cache hit latency on phone SoCs (20–30 ns)"},
+	{"storage.read_bandwidth", "2 GB/s", "UFS 3.1 sequential read; UFS 4.0 phones reach about 4 GB/s"},
+	{"dma.channels", "4", "NPU DMA engines expose a handful of channels"},
+	{"dma.setup", "500 ns", "descriptor write and doorbell per transfer"},
+	{"dma.max_burst", "256 B", "AXI bursts of 16 beats at 128 bits"},
+
+	{"units.{npu}.clock", "1 GHz", "phone NPUs run near 1 GHz"},
+	{"units.{npu}.sram", "4 MiB", "NPU scratchpads are 2–8 MiB"},
+	{"units.{npu}.sram_bandwidth", "512 GB/s", "on-die scratchpad feeds the array several times faster than DRAM"},
+	{"units.{npu}.mac.rows", "32", "weight-stationary arrays reduce over 32–64 rows"},
+	{"units.{npu}.mac.dataflow", "weight-stationary", "the dataflow of most mobile NPUs"},
+	{"units.{npu}.gemm_efficiency", "0.8", "edge tiles, pipeline fill and requantisation not modelled elsewhere"},
+	{"units.{npu}.gemv_efficiency", "1", "the MAC array model already accounts for GEMV under-use"},
+	{"units.{npu}.dispatch", "5 us", "per-operator driver and firmware cost inside a compiled graph"},
+
+	{"units.{gpu}.clock", "1 GHz", "mobile GPUs run at 0.8–1.4 GHz"},
+	{"units.{gpu}.sram", "1 MiB", "on-chip GPU memory (GMEM/tile buffers) of about 1 MiB"},
+	{"units.{gpu}.sram_bandwidth", "400 GB/s", "GPU on-chip memory bandwidth"},
+	{"units.{gpu}.gemm_efficiency", "0.6", "mobile GPU GEMM kernels reach about 50–70% of peak"},
+	{"units.{gpu}.gemv_efficiency", "0.5", "GEMV kernels are bound by loads, not FMAs"},
+	{"units.{gpu}.dispatch", "10 us", "kernel launch cost of OpenCL/Vulkan/Metal on phones"},
+
+	{"units.{cpu}.cores", "8", "phone CPUs have 8 cores"},
+	{"units.{cpu}.clock", "2.5 GHz", "the middle of a phone CPU's big and little clocks"},
+	{"units.{cpu}.simd_bits", "128", "Arm NEON vectors are 128 bits"},
+	{"units.{cpu}.sram", "1 MiB", "a core cluster's L2 used as the working set"},
+	{"units.{cpu}.sram_bandwidth", "100 GB/s", "L2 bandwidth of a phone CPU cluster"},
+	{"units.{cpu}.gemm_efficiency", "0.5", "quantised GEMM on NEON reaches about half of peak"},
+	{"units.{cpu}.gemv_efficiency", "0.5", "quantised GEMV spends half its time unpacking"},
+	{"units.{cpu}.dispatch", "2 us", "thread wake-up and barrier per operator"},
+
+	{"units.{dsp}.clock", "1 GHz", "phone DSPs run near 1 GHz"},
+	{"units.{dsp}.sram", "2 MiB", "DSP tightly coupled memory"},
+	{"units.{dsp}.sram_bandwidth", "256 GB/s", "DSP vector memory bandwidth"},
+	{"units.{dsp}.gemm_efficiency", "0.6", "vector DSP GEMM efficiency"},
+	{"units.{dsp}.gemv_efficiency", "0.6", "vector DSP GEMV efficiency"},
+	{"units.{dsp}.dispatch", "10 us", "FastRPC call cost per operator"},
+}
+
+// DefaultCPU is the CPU unit added to a chip that names none: every chip has
+// one, and operators no accelerator supports run there.
+const DefaultCPU = "{name: cpu, kind: cpu}"

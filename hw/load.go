@@ -1,0 +1,191 @@
+package hw
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+// Chip is a loaded chip: the spec with every default applied, and the
+// provenance of each of its figures.
+type Chip struct {
+	SoC
+	// ID is the catalog id, or the file name for a chip read from a file.
+	ID string
+	// Provenance lists every figure with its source.
+	Provenance []spec.Entry
+}
+
+var unitName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// Load reads a chip from YAML text: overrides first, then the defaults
+// table, then strict decoding and the checks that span fields.
+func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
+	doc, err := spec.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := addDefaultCPU(doc); err != nil {
+		return nil, err
+	}
+	if err := doc.Apply(sets, &SoC{}); err != nil {
+		return nil, err
+	}
+	if err := applyDefaults(doc); err != nil {
+		return nil, err
+	}
+	var s SoC
+	if err := doc.Decode(&s); err != nil {
+		return nil, err
+	}
+	// Figures derived from others are written back into the document so
+	// provenance shows them, and the chip decodes once more.
+	if err := derive(doc, &s); err != nil {
+		return nil, err
+	}
+	s = SoC{}
+	if err := doc.Decode(&s); err != nil {
+		return nil, err
+	}
+	if err := validate(doc, &s); err != nil {
+		return nil, err
+	}
+	return &Chip{SoC: s, ID: file, Provenance: doc.Provenance("", s.Sources)}, nil
+}
+
+// LoadFile reads a chip file from disk.
+func LoadFile(path string, sets []spec.Override) (*Chip, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &spec.Error{File: path, Msg: "cannot read chip file: " + errText(err)}
+	}
+	return Load(path, data, sets)
+}
+
+func errText(err error) string {
+	if os.IsNotExist(err) {
+		return "no such file"
+	}
+	return err.Error()
+}
+
+// addDefaultCPU gives a chip without a CPU the default one, before
+// overrides so that --set can address it.
+func addDefaultCPU(doc *spec.Doc) error {
+	for _, name := range doc.Names("units") {
+		if doc.Value("units."+name+".kind") == CPU {
+			return nil
+		}
+	}
+	return doc.Append("units", DefaultCPU, "assumed")
+}
+
+func applyDefaults(doc *spec.Doc) error {
+	for _, def := range Defaults {
+		kind, rest, perUnit := strings.Cut(strings.TrimPrefix(def.Path, "units.{"), "}.")
+		if !perUnit {
+			if err := doc.Default(def.Path, def.Value, &SoC{}, "assumed"); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, name := range doc.Names("units") {
+			if doc.Value("units."+name+".kind") != kind {
+				continue
+			}
+			if err := doc.Default("units."+name+"."+rest, def.Value, &SoC{}, "assumed"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// derive fills figures that follow from others: DRAM peak from data rate
+// and bus width, a CPU's peak from its cores, SIMD width and clock.
+func derive(doc *spec.Doc, s *SoC) error {
+	d := s.Memory.DRAM
+	if d.Bandwidth == 0 {
+		if d.DataRate == 0 || d.BusWidth == 0 {
+			return doc.Errorf("memory.dram", "missing bandwidth: give bandwidth, or data_rate and bus_width")
+		}
+		bw := units.BytesPerSecond(float64(d.DataRate) * float64(d.BusWidth) / 8)
+		if err := doc.Default("memory.dram.bandwidth", bw.String(), &SoC{}, "derived: data_rate × bus_width"); err != nil {
+			return err
+		}
+	}
+	for _, u := range s.Units {
+		if u.Kind != CPU || len(u.Peak) > 0 {
+			continue
+		}
+		// Two SIMD pipes each doing a multiply-add (2 ops) per lane per cycle.
+		int8ops := float64(u.Cores) * float64(u.Clock) * float64(u.SIMDBits/8) * 2 * 2
+		for _, p := range []struct {
+			dt  dtype.Dtype
+			div float64
+		}{{dtype.INT8, 1}, {dtype.FP16, 2}, {dtype.FP32, 4}} {
+			v := units.OpsPerSecond(int8ops / p.div)
+			if err := doc.Default("units."+u.Name+".peak."+string(p.dt), v.String(), &SoC{}, "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func validate(doc *spec.Doc, s *SoC) error {
+	if len(s.Units) == 0 {
+		return doc.Errorf("units", "no units: a chip needs at least one compute unit")
+	}
+	seen := map[string]bool{}
+	for _, u := range s.Units {
+		p := "units." + u.Name
+		if !unitName.MatchString(u.Name) {
+			return doc.Errorf(p+".name", "%q is not allowed: unit names are lower-case letters, digits, - and _", u.Name)
+		}
+		if seen[u.Name] {
+			return doc.Errorf(p+".name", "duplicate unit name %q", u.Name)
+		}
+		seen[u.Name] = true
+		if len(u.Peak) == 0 {
+			return doc.Errorf(p+".peak", "missing peak: give the rate per dtype, e.g. {int8: 45 TOPS}")
+		}
+		for _, f := range []struct {
+			name string
+			v    units.Fraction
+		}{{"gemm_efficiency", u.GEMMEfficiency}, {"gemv_efficiency", u.GEMVEfficiency}} {
+			if f.v <= 0 || f.v > 1 {
+				return doc.Errorf(p+"."+f.name, "%v is not allowed: must be in (0, 1]", float64(f.v))
+			}
+		}
+		for i := 1; i < len(u.OPP); i++ {
+			a, b := u.OPP[i-1], u.OPP[i]
+			if b.Freq <= a.Freq || b.Volt < a.Volt {
+				return doc.Errorf(fmt.Sprintf("%s.opp.%d", p, i), "OPP table out of order: %s at %s follows %s at %s; list operating points by rising frequency with non-falling voltage", b.Freq, b.Volt, a.Freq, a.Volt)
+			}
+		}
+	}
+	if e := s.Memory.DRAM.SeqEfficiency; e <= 0 || e > 1 {
+		return doc.Errorf("memory.dram.seq_efficiency", "%v is not allowed: must be in (0, 1]", float64(e))
+	}
+	c := s.Memory.L3
+	perSet := float64(c.Ways) * float64(c.Line)
+	sets := float64(c.Size) / perSet
+	if c.Sets != 0 && float64(c.Sets)*perSet != float64(c.Size) {
+		return doc.Errorf("memory.l3.size", "%s is not ways × line × sets = %d × %s × %d", c.Size, c.Ways, c.Line, c.Sets)
+	}
+	if sets != float64(int64(sets)) || sets < 1 {
+		return doc.Errorf("memory.l3.size", "%s is not a whole number of sets of ways × line = %d × %s", c.Size, c.Ways, c.Line)
+	}
+	for _, name := range c.SharedBy {
+		if s.Unit(name) == nil {
+			return doc.Errorf("memory.l3.shared_by", "no unit named %q; units: %s", name, strings.Join(s.UnitNames(), ", "))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package hw
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+)
+
+// minimal is CONTRACT.md's smallest valid chip.
+const minimal = `name: Example phone SoC
+memory:
+  dram: {type: LPDDR5X, bandwidth: 68.3 GB/s, capacity: 16 GiB}
+units:
+  - {name: npu, kind: npu, peak: {int8: 45 TOPS}}
+`
+
+func TestMinimalChipTakesDefaults(t *testing.T) {
+	c, err := Load("min.yaml", []byte(minimal), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(c.Memory.DRAM.Bandwidth); got != 68.3e9 {
+		t.Errorf("bandwidth %v, want exactly 68.3e9", got)
+	}
+	if c.Unit("cpu") == nil {
+		t.Fatal("a chip without a CPU must get the default one")
+	}
+	if c.Memory.L3.Size != 8<<20 || c.Memory.L3.NumSets() != 8192 {
+		t.Errorf("default L3 %v with %d sets, want 8 MiB, 16 ways × 64 B × 8192 sets", c.Memory.L3.Size, c.Memory.L3.NumSets())
+	}
+	sources := map[string]string{}
+	for _, p := range c.Provenance {
+		sources[p.Path] = p.Source
+	}
+	for path, want := range map[string]string{
+		"memory.dram.bandwidth":      "min.yaml:3",
+		"memory.l3.size":             "assumed",
+		"units.npu.clock":            "assumed",
+		"units.cpu.cores":            "assumed",
+		"units.cpu.peak.int8":        "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)",
+		"memory.dram.seq_efficiency": "assumed",
+	} {
+		if sources[path] != want {
+			t.Errorf("provenance of %s = %q, want %q", path, sources[path], want)
+		}
+	}
+	// Default CPU: 8 cores × 2.5 GHz × 16 int8 lanes × 2 pipes × 2 ops = 1.28 TOPS.
+	if got := float64(c.Unit("cpu").Peak["int8"]); math.Abs(got-1.28e12) > 1 {
+		t.Errorf("default CPU int8 peak %v, want 1.28e12", got)
+	}
+}
+
+func TestDRAMBandwidthFromDataRate(t *testing.T) {
+	src := strings.Replace(minimal, "bandwidth: 68.3 GB/s", "data_rate: 8533 MT/s, bus_width: 64", 1)
+	c, err := Load("x.yaml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 8533e6 transfers/s × 64 bits / 8 = 68.264 GB/s.
+	if got := float64(c.Memory.DRAM.Bandwidth); math.Abs(got-68.264e9) > 1 {
+		t.Errorf("derived bandwidth %v, want 68.264e9", got)
+	}
+}
+
+// TestBadChips: every bad input is a one-line *spec.Error naming the file,
+// line and field, and saying what is allowed.
+func TestBadChips(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string // substrings of the message
+	}{
+		{"unknown field", minimal + "colour: red\n", []string{"x.yaml:6", "colour", "allowed here"}},
+		{"duplicate key", minimal + "name: again\n", []string{"x.yaml:6", "duplicate key \"name\"", "line 1"}},
+		{"wrong type", strings.Replace(minimal, "capacity: 16 GiB", "capacity: [16]", 1), []string{"x.yaml:3", "memory.dram.capacity", "a list"}},
+		{"missing required", strings.Replace(minimal, "name: Example phone SoC\n", "", 1), []string{"x.yaml:1", "missing required field name"}},
+		{"missing bandwidth", strings.Replace(minimal, "bandwidth: 68.3 GB/s, ", "", 1), []string{"memory.dram", "bandwidth", "data_rate"}},
+		{"NaN", strings.Replace(minimal, "68.3 GB/s", ".nan", 1), []string{"x.yaml:3", "memory.dram.bandwidth"}},
+		{"infinite", strings.Replace(minimal, "68.3 GB/s", "1e400 GB/s", 1), []string{"x.yaml:3", "memory.dram.bandwidth"}},
+		{"zero size", strings.Replace(minimal, "16 GiB", "0 GiB", 1), []string{"x.yaml:3", "memory.dram.capacity", "positive"}},
+		{"negative rate", strings.Replace(minimal, "68.3 GB/s", "-5 GB/s", 1), []string{"x.yaml:3", "memory.dram.bandwidth"}},
+		{"zero peak", strings.Replace(minimal, "45 TOPS", "0 TOPS", 1), []string{"x.yaml:5", "units.npu.peak.int8"}},
+		{"bad unit", strings.Replace(minimal, "45 TOPS", "45 GHz", 1), []string{"x.yaml:5", "units.npu.peak.int8", "GHz"}},
+		{"bad dtype", strings.Replace(minimal, "int8: 45", "int9: 45", 1), []string{"x.yaml:5", "int9", "int8"}},
+		{"bad dram type", strings.Replace(minimal, "LPDDR5X", "SDRAM", 1), []string{"x.yaml:3", "memory.dram.type", "LPDDR5X"}},
+		{"bad kind", strings.Replace(minimal, "kind: npu", "kind: tpu", 1), []string{"x.yaml:5", "units.npu.kind", "npu, gpu, cpu, dsp"}},
+		{"cache geometry", minimal + "  # \n", nil}, // placeholder replaced below
+		{"zero clock", strings.Replace(minimal, "peak: {int8: 45 TOPS}", "peak: {int8: 45 TOPS}, clock: 0 GHz", 1), []string{"x.yaml:5", "units.npu.clock", "positive"}},
+		{"binary", "\x00\x01\x02name", []string{"x.yaml", "binary"}},
+		{"unparsable", "name: [unclosed\n", []string{"x.yaml", "invalid YAML"}},
+		{"empty", "", []string{"x.yaml", "empty"}},
+		{"not a mapping", "- a\n- b\n", []string{"x.yaml:1", "mapping"}},
+		{"overflowing int", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: 99999999999999999999,", 1), []string{"x.yaml:5", "units.npu.cores"}},
+		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if tc.name == "cache geometry" {
+				src = strings.Replace(minimal, "memory:\n", "memory:\n  l3: {size: 10 MiB, ways: 12, line: 64 B}\n", 1)
+				tc.want = []string{"x.yaml:3", "memory.l3.size", "ways × line"}
+			}
+			_, err := Load("x.yaml", []byte(src), nil)
+			if err == nil {
+				t.Fatal("loaded a bad chip")
+			}
+			if !spec.IsSpecError(err) {
+				t.Errorf("error %T is not a *spec.Error", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message spans lines: %q", msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestOPPOutOfOrder(t *testing.T) {
+	src := strings.Replace(minimal, "  - {name: npu, kind: npu, peak: {int8: 45 TOPS}}\n", `  - name: npu
+    kind: npu
+    peak: {int8: 45 TOPS}
+    opp:
+      - {freq: 1 GHz, volt: 0.8 V}
+      - {freq: 0.5 GHz, volt: 0.6 V}
+`, 1)
+	_, err := Load("x.yaml", []byte(src), nil)
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:10: field units.npu.opp.1: OPP table out of order") {
+		t.Errorf("got %v, want an error at line 10 naming units.npu.opp.1", err)
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	set := func(s string) []spec.Override {
+		o, err := spec.ParseOverride(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []spec.Override{o}
+	}
+	c, err := Load("x.yaml", []byte(minimal), set("memory.dram.bandwidth=80GB/s"))
+	if err != nil || c.Memory.DRAM.Bandwidth != 80e9 {
+		t.Fatalf("override: %v, %v", c, err)
+	}
+	c, err = Load("x.yaml", []byte(minimal), set("units.npu.peak.int8=60TOPS"))
+	if err != nil || c.Unit("npu").Peak["int8"] != 60e12 {
+		t.Fatalf("list entry by name: %v", err)
+	}
+	c, err = Load("x.yaml", []byte(minimal), set("memory.l3.size=4MiB"))
+	if err != nil || c.Memory.L3.Size != 4<<20 || c.Memory.L3.Ways != 16 {
+		t.Fatalf("override of a defaulted section keeps the other defaults: %v", err)
+	}
+	for _, bad := range []struct{ set, want string }{
+		{"memory.dram.speed=1", `unknown path: memory.dram has no field "speed"; allowed: type, bandwidth`},
+		{"units.gpu.clock=1GHz", `has no entry "gpu"; entries: npu`},
+		{"memory.dram.bandwidth=fast", `--set: field memory.dram.bandwidth: "fast" is not a bandwidth`},
+		{"memory.dram.type.x=1", `single value`},
+	} {
+		_, err := Load("x.yaml", []byte(minimal), set(bad.set))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("--set %s: got %v, want %q", bad.set, err, bad.want)
+		}
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := LoadFile(filepath.Join(t.TempDir(), "nope.yaml"), nil)
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml: cannot read chip file: no such file") {
+		t.Errorf("got %v", err)
+	}
+	_, err = LoadChip("no-such-chip", nil)
+	if err == nil || !strings.Contains(err.Error(), "seed-a") {
+		t.Errorf("unknown id should list the catalog: %v", err)
+	}
+}
+
+func TestLoadFileFromDisk(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "chip.yaml")
+	if err := os.WriteFile(p, []byte(minimal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadChip(p, nil)
+	if err != nil || c.Name != "Example phone SoC" {
+		t.Fatalf("%v %v", c, err)
+	}
+}

@@ -1,0 +1,146 @@
+package hw
+
+import (
+	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+// SoC is a chip as the simulator sees it. Field paths (memory.dram.bandwidth,
+// units.npu.peak.int8) are the YAML paths of CONTRACT.md.
+type SoC struct {
+	Name     string            `yaml:"name" spec:"required"`
+	Vendor   string            `yaml:"vendor,omitempty"`
+	Process  string            `yaml:"process,omitempty"`
+	PriceUSD float64           `yaml:"price_usd,omitempty" spec:"nonneg"`
+	Memory   Memory            `yaml:"memory" spec:"required"`
+	Units    []Unit            `yaml:"units" spec:"required"`
+	Storage  Storage           `yaml:"storage,omitempty"`
+	DMA      DMA               `yaml:"dma,omitempty"`
+	Sources  map[string]string `yaml:"sources,omitempty"`
+}
+
+// Memory is the hierarchy shared by all units: LPDDR and the last-level
+// (system) cache in front of it.
+type Memory struct {
+	DRAM DRAM  `yaml:"dram" spec:"required"`
+	L3   Cache `yaml:"l3,omitempty"`
+}
+
+// DRAMTypes are the accepted values of memory.dram.type.
+var DRAMTypes = []string{"LPDDR4", "LPDDR4X", "LPDDR5", "LPDDR5X", "LPDDR5T", "DDR4", "DDR5", "GDDR6", "HBM2", "HBM3"}
+
+// DRAM is the main memory. Bandwidth is the peak; when it is not given it is
+// data_rate × bus_width.
+type DRAM struct {
+	Type      string                   `yaml:"type" spec:"required,oneof=LPDDR4|LPDDR4X|LPDDR5|LPDDR5X|LPDDR5T|DDR4|DDR5|GDDR6|HBM2|HBM3"`
+	Bandwidth units.BytesPerSecond     `yaml:"bandwidth,omitempty"`
+	Capacity  units.Bytes              `yaml:"capacity" spec:"required"`
+	DataRate  units.TransfersPerSecond `yaml:"data_rate,omitempty"`
+	BusWidth  int                      `yaml:"bus_width,omitempty" spec:"positive"` // bits
+	// SeqEfficiency is the fraction of peak a long sequential stream achieves.
+	SeqEfficiency units.Fraction `yaml:"seq_efficiency,omitempty"`
+	// RandomPenalty is how many times slower random 4 KiB reads run than
+	// sequential ones.
+	RandomPenalty float64       `yaml:"random_penalty,omitempty" spec:"positive"`
+	Latency       units.Seconds `yaml:"latency,omitempty"`
+}
+
+// Cache is a set-associative cache. Size must equal ways × line × sets.
+type Cache struct {
+	Size      units.Bytes          `yaml:"size,omitempty"`
+	Ways      int                  `yaml:"ways,omitempty" spec:"positive"`
+	Line      units.Bytes          `yaml:"line,omitempty"`
+	Sets      int                  `yaml:"sets,omitempty" spec:"positive"`
+	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty"`
+	Latency   units.Seconds        `yaml:"latency,omitempty"`
+	// SharedBy names the units that allocate in this cache; empty means all.
+	SharedBy []string `yaml:"shared_by,omitempty"`
+}
+
+// NumSets is size / (ways × line), the number of sets.
+func (c Cache) NumSets() int {
+	return int(float64(c.Size) / (float64(c.Ways) * float64(c.Line)))
+}
+
+// Unit kinds.
+const (
+	NPU = "npu"
+	GPU = "gpu"
+	CPU = "cpu"
+	DSP = "dsp"
+)
+
+// Unit is one compute engine: an NPU's MAC array, a GPU, the CPU cluster
+// or a DSP.
+type Unit struct {
+	Name string `yaml:"name" spec:"required"`
+	Kind string `yaml:"kind" spec:"required,oneof=npu|gpu|cpu|dsp"`
+	// Peak is the datasheet rate per dtype at Clock. A CPU without a peak
+	// gets one from cores × SIMD lanes × 2 pipes × 2 ops × clock.
+	Peak  map[dtype.Dtype]units.OpsPerSecond `yaml:"peak,omitempty"`
+	Clock units.Hertz                        `yaml:"clock,omitempty"`
+	// OPP is the table of operating points, ascending in frequency.
+	OPP           []OPP                `yaml:"opp,omitempty"`
+	SRAM          units.Bytes          `yaml:"sram,omitempty"`
+	SRAMBandwidth units.BytesPerSecond `yaml:"sram_bandwidth,omitempty"`
+	MAC           MACArray             `yaml:"mac,omitempty"`
+	Cores         int                  `yaml:"cores,omitempty" spec:"positive"`
+	SIMDBits      int                  `yaml:"simd_bits,omitempty" spec:"positive"`
+	// GEMMEfficiency and GEMVEfficiency are the fractions of the modelled
+	// compute rate that matrix-matrix and matrix-vector kernels reach.
+	GEMMEfficiency units.Fraction `yaml:"gemm_efficiency,omitempty"`
+	GEMVEfficiency units.Fraction `yaml:"gemv_efficiency,omitempty"`
+	// Dispatch is the fixed driver cost per dispatched operator (a kernel
+	// launch on a GPU).
+	Dispatch units.Seconds `yaml:"dispatch,omitempty"`
+}
+
+// OPP is one operating point: a clock and the voltage it needs.
+type OPP struct {
+	Freq units.Hertz `yaml:"freq" spec:"required"`
+	Volt units.Volts `yaml:"volt" spec:"required"`
+}
+
+// Dataflows of a MAC array.
+const (
+	WeightStationary = "weight-stationary"
+	OutputStationary = "output-stationary"
+)
+
+// MACArray is the shape of an NPU's systolic array: Rows is the reduction
+// depth a weight tile spans; the columns follow from the peak and clock.
+type MACArray struct {
+	Rows     int    `yaml:"rows,omitempty" spec:"positive"`
+	Dataflow string `yaml:"dataflow,omitempty" spec:"oneof=weight-stationary|output-stationary"`
+}
+
+// Storage is where weights live before they are loaded (UFS, NVMe, SD).
+type Storage struct {
+	ReadBandwidth units.BytesPerSecond `yaml:"read_bandwidth,omitempty"`
+}
+
+// DMA is the engine that moves tiles between DRAM, the L3 and SRAM.
+type DMA struct {
+	Channels int           `yaml:"channels,omitempty" spec:"positive"`
+	Setup    units.Seconds `yaml:"setup,omitempty"`
+	MaxBurst units.Bytes   `yaml:"max_burst,omitempty"`
+}
+
+// Unit returns the unit named name, or nil.
+func (s *SoC) Unit(name string) *Unit {
+	for i := range s.Units {
+		if s.Units[i].Name == name {
+			return &s.Units[i]
+		}
+	}
+	return nil
+}
+
+// UnitNames lists the units in file order.
+func (s *SoC) UnitNames() []string {
+	names := make([]string, len(s.Units))
+	for i, u := range s.Units {
+		names[i] = u.Name
+	}
+	return names
+}

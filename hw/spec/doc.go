@@ -1,0 +1,30 @@
+// Package spec reads the small YAML languages of edgetwin (chips, models,
+// scenarios, policies) strictly, and says exactly where a file is wrong.
+//
+// A file goes through three steps, all on the YAML node tree so that every
+// value keeps its origin:
+//
+//	doc, err := spec.Parse("phone.yaml", data)   // syntax, binary files, duplicate keys
+//	err = doc.Set("memory.dram.bandwidth", "80 GB/s", &soc) // --set overrides
+//	doc.Default("memory.l3.ways", "12", "assumed")          // documented defaults
+//	err = doc.Decode(&soc)                                  // strict: types, units, required fields
+//
+// Decode fills a Go struct from its `yaml` tags. Unknown fields, wrong types,
+// NaN or infinite numbers and unparsable quantities are errors; fields whose
+// type is a [units.Quantity] are parsed with [units.Parse], so "68.3 GB/s" and
+// "4 MiB" are read exactly. A `spec` struct tag adds checks:
+//
+//	Layers int `yaml:"layers" spec:"required,positive"`
+//	Kind string `yaml:"kind" spec:"required,oneof=npu|gpu|cpu|dsp"`
+//
+// Every error is an [*Error] and prints on one line as
+//
+//	phone.yaml:7: field memory.l3.ways: "twelve" is not an integer
+//
+// List entries that have a `name` are addressed by it in paths
+// (units.npu.peak.int8), as `--set` and provenance write them.
+//
+// Provenance walks the tree and reports, for every leaf value, where it came
+// from: a citation from the document's own `sources` map, "assumed" for a
+// default, "--set" for an override, or file:line.
+package spec

@@ -1,0 +1,238 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxDepth bounds nesting so a hostile file cannot exhaust the stack.
+const maxDepth = 64
+
+// Doc is one parsed YAML document. Every node remembers its line in File;
+// nodes added by Set or Default remember their origin instead.
+type Doc struct {
+	File   string
+	root   *yaml.Node
+	origin map[*yaml.Node]string
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse reads data as one YAML mapping. It rejects binary content, syntax
+// errors, duplicate keys, anchors and aliases, and more than one document.
+func Parse(file string, data []byte) (doc *Doc, err error) {
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return nil, &Error{File: file, Msg: "not a YAML text file (binary content)"}
+	}
+	defer func() { // the YAML parser is third-party code: never let it take the process down
+		if r := recover(); r != nil {
+			doc, err = nil, &Error{File: file, Msg: fmt.Sprintf("unparsable YAML (%v)", r)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var n yaml.Node
+	if err := dec.Decode(&n); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: "empty file: expected a YAML mapping of fields"}
+		}
+		return nil, syntaxError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: file, Line: extra.Line, Msg: "more than one YAML document; put one spec per file"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, syntaxError(file, err)
+	}
+	if len(n.Content) == 0 {
+		return nil, &Error{File: file, Msg: "empty file: expected a YAML mapping of fields"}
+	}
+	root := n.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
+	}
+	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}}
+	if err := d.checkTree(root, "", 0); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func syntaxError(file string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Msg: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// checkTree enforces what the YAML parser lets through: duplicate keys,
+// non-scalar keys, anchors/aliases, and absurd nesting.
+func (d *Doc) checkTree(n *yaml.Node, path string, depth int) error {
+	if depth > maxDepth {
+		return d.errAt(n, path, fmt.Sprintf("nested more than %d levels deep", maxDepth))
+	}
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return d.errAt(n, path, "anchors and aliases (&, *) are not supported; write the value out")
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				return d.errAt(k, path, "a key must be a plain name, found "+kindName(k))
+			}
+			if k.Value == "<<" {
+				return d.errAt(k, path, "merge keys (<<) are not supported; write the fields out")
+			}
+			p := join(path, k.Value)
+			if first, dup := seen[k.Value]; dup {
+				return d.errAt(k, p, fmt.Sprintf("duplicate key %q (first at line %d)", k.Value, first))
+			}
+			seen[k.Value] = k.Line
+			if err := d.checkTree(v, p, depth+1); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			if err := d.checkTree(e, join(path, entryName(e, i)), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// errAt builds an Error located at node n.
+func (d *Doc) errAt(n *yaml.Node, path, msg string) *Error {
+	if o, ok := d.origin[n]; ok {
+		return &Error{File: o, Path: path, Msg: msg}
+	}
+	return &Error{File: d.File, Line: n.Line, Path: path, Msg: msg}
+}
+
+func join(path, seg string) string {
+	if path == "" {
+		return seg
+	}
+	return path + "." + seg
+}
+
+// entryName names a list entry in paths: by its `name` field when it has
+// one, else by its index.
+func entryName(n *yaml.Node, i int) string {
+	if v := mapValue(n, "name"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
+		return v.Value
+	}
+	return strconv.Itoa(i)
+}
+
+// mapValue returns the value node of key in mapping n, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.ShortTag() == "!!null" {
+		return "null"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+// Lookup returns the node at a dotted path, or nil.
+func (d *Doc) lookup(path string) *yaml.Node {
+	n := d.root
+	for _, seg := range strings.Split(path, ".") {
+		switch {
+		case n == nil:
+			return nil
+		case n.Kind == yaml.MappingNode:
+			n = mapValue(n, seg)
+		case n.Kind == yaml.SequenceNode:
+			var next *yaml.Node
+			for i, e := range n.Content {
+				if entryName(e, i) == seg {
+					next = e
+					break
+				}
+			}
+			n = next
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+// Has reports whether the document (after Set and Default) holds path.
+func (d *Doc) Has(path string) bool { return d.lookup(path) != nil }
+
+// Line returns the line of path in File, or 0 when the value did not come
+// from the file.
+func (d *Doc) Line(path string) int {
+	n := d.lookup(path)
+	if n == nil {
+		return 0
+	}
+	if _, ok := d.origin[n]; ok {
+		return 0
+	}
+	return n.Line
+}
+
+// Errorf returns an Error located at path, for checks made after decoding
+// (a cache whose size is not ways × line × sets, an OPP table out of order).
+func (d *Doc) Errorf(path, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if n := d.lookup(path); n != nil {
+		return d.errAt(n, path, msg)
+	}
+	return &Error{File: d.File, Path: path, Msg: msg}
+}
+
+// Names returns the `name` of every entry of the list at path, in order.
+func (d *Doc) Names(path string) []string {
+	n := d.lookup(path)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var names []string
+	for i, e := range n.Content {
+		names = append(names, entryName(e, i))
+	}
+	return names
+}
+
+// Value returns the scalar text at path ("" when absent or not a scalar).
+func (d *Doc) Value(path string) string {
+	if n := d.lookup(path); n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return ""
+}

@@ -1,0 +1,280 @@
+package spec
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Set writes value (YAML text: "80 GB/s", "12", "{size: 4 MiB}") at path,
+// replacing what is there, as `--set PATH=VALUE` does. target is a pointer
+// to the struct the document will decode into; a path that struct does not
+// have is an error that lists what is allowed. origin says where the value
+// came from in errors and provenance ("--set", "calibrated:fit.yaml").
+func (d *Doc) Set(path, value string, target any, origin string) error {
+	return d.put(path, value, target, origin, true)
+}
+
+// Default writes value at path only when the document has nothing there;
+// its provenance is source (normally "assumed").
+func (d *Doc) Default(path, value string, target any, source string) error {
+	return d.put(path, value, target, source, false)
+}
+
+func (d *Doc) put(path, value string, target any, origin string, overwrite bool) error {
+	fail := func(msg string) error { return &Error{File: origin, Path: path, Msg: msg} }
+	if strings.TrimSpace(value) == "" {
+		return fail("empty value")
+	}
+	var vdoc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &vdoc); err != nil || len(vdoc.Content) == 0 {
+		return fail(fmt.Sprintf("%q is not a valid value", value))
+	}
+	newNode := vdoc.Content[0]
+	if err := d.checkTree(newNode, path, 0); err != nil {
+		return fail(err.(*Error).Msg)
+	}
+	t := reflect.TypeOf(target)
+	segs := strings.Split(path, ".")
+	parent := d.root
+	done := ""
+	for i, seg := range segs {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		last := i == len(segs)-1
+		var child *yaml.Node
+		switch t.Kind() {
+		case reflect.Struct:
+			var ft reflect.Type
+			for _, f := range fieldsOf(t) {
+				if f.name == seg {
+					ft = t.Field(f.index).Type
+				}
+			}
+			if ft == nil {
+				return fail(fmt.Sprintf("unknown path: %s has no field %q; allowed: %s", orTop(done), seg, strings.Join(FieldNames(t), ", ")))
+			}
+			t = ft
+			child = mapValue(parent, seg)
+		case reflect.Map:
+			t = t.Elem()
+			child = mapValue(parent, seg)
+		case reflect.Slice:
+			t = t.Elem()
+			var names []string
+			for j, e := range parent.Content {
+				name := entryName(e, j)
+				names = append(names, name)
+				if name == seg {
+					child = e
+				}
+			}
+			if child == nil {
+				return fail(fmt.Sprintf("unknown path: %s has no entry %q; entries: %s", orTop(done), seg, strings.Join(names, ", ")))
+			}
+		default:
+			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", orTop(done), seg))
+		}
+		if last {
+			if child != nil && !overwrite {
+				return nil
+			}
+			d.markOrigin(newNode, origin)
+			if child == nil || parent.Kind == yaml.SequenceNode {
+				if child != nil { // replace a whole list entry in place
+					*child = *newNode
+					d.markOrigin(child, origin)
+					return nil
+				}
+				parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, newNode)
+				return nil
+			}
+			replaceValue(parent, seg, newNode)
+			return nil
+		}
+		if child == nil {
+			child = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, child)
+			d.origin[child] = origin
+		}
+		if child.Kind != yaml.MappingNode && child.Kind != yaml.SequenceNode {
+			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", join(done, seg), segs[i+1]))
+		}
+		parent = child
+		done = join(done, seg)
+	}
+	return nil
+}
+
+func orTop(path string) string {
+	if path == "" {
+		return "the top level"
+	}
+	return path
+}
+
+func replaceValue(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+		}
+	}
+}
+
+func (d *Doc) markOrigin(n *yaml.Node, origin string) {
+	d.origin[n] = origin
+	for _, c := range n.Content {
+		d.markOrigin(c, origin)
+	}
+}
+
+// Entry is the provenance of one value: where it sits, what it is, and
+// where it came from.
+type Entry struct {
+	Path   string `json:"path"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// Provenance lists every leaf value of the document, sorted by path, with
+// its source: the citation in sources for the path or its nearest parent,
+// else the origin of a Set or Default, else file:line. Fields named `name`
+// and the `sources` map itself are left out.
+func (d *Doc) Provenance(prefix string, sources map[string]string) []Entry {
+	var out []Entry
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch {
+		case n.Kind == yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if identity[k] || (path == "" && k == "sources") {
+					continue
+				}
+				walk(n.Content[i+1], join(path, k))
+			}
+			return
+		case n.Kind == yaml.SequenceNode && hasStructure(n):
+			for i, e := range n.Content {
+				walk(e, join(path, entryName(e, i)))
+			}
+			return
+		}
+		out = append(out, Entry{Path: join(prefix, path), Value: flow(n), Source: d.source(n, path, sources)})
+	}
+	walk(d.root, "")
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func (d *Doc) source(n *yaml.Node, path string, sources map[string]string) string {
+	if o, ok := d.origin[n]; ok {
+		return o
+	}
+	if c := citation(path, sources); c != "" {
+		return c
+	}
+	return d.File + ":" + strconv.Itoa(n.Line)
+}
+
+// citation finds the source for path or its nearest parent path.
+func citation(path string, sources map[string]string) string {
+	for p := path; p != ""; {
+		if c, ok := sources[p]; ok {
+			return c
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return ""
+}
+
+func hasStructure(n *yaml.Node) bool {
+	for _, e := range n.Content {
+		if e.Kind != yaml.ScalarNode {
+			return true
+		}
+	}
+	return false
+}
+
+// flow prints a leaf (a scalar or a list of scalars) on one line.
+func flow(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	var parts []string
+	for _, e := range n.Content {
+		parts = append(parts, e.Value)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// Encode prints v as YAML with two-space indentation; quantities print in
+// readable units, and decoding the result gives v back.
+func Encode(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// Append adds value (YAML text) as a new entry of the list at path. It does
+// nothing when the list is absent; decoding then reports the missing field.
+func (d *Doc) Append(path, value, origin string) error {
+	list := d.lookup(path)
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var vdoc yaml.Node
+	if err := yaml.Unmarshal([]byte(value), &vdoc); err != nil || len(vdoc.Content) == 0 {
+		return &Error{File: origin, Path: path, Msg: fmt.Sprintf("%q is not a valid value", value)}
+	}
+	d.markOrigin(vdoc.Content[0], origin)
+	list.Content = append(list.Content, vdoc.Content[0])
+	return nil
+}
+
+// Override is one `--set PATH=VALUE`, or a calibrated value, to apply to a
+// document before defaults; Origin is how errors and provenance name it.
+type Override struct {
+	Path, Value, Origin string
+}
+
+// ParseOverride reads "PATH=VALUE" as given to --set.
+func ParseOverride(s string) (Override, error) {
+	path, value, ok := strings.Cut(s, "=")
+	path, value = strings.TrimSpace(path), strings.TrimSpace(value)
+	if !ok || path == "" || value == "" {
+		return Override{}, &Error{File: "--set", Msg: fmt.Sprintf("%q is not PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s)", s)}
+	}
+	return Override{Path: path, Value: value, Origin: "--set"}, nil
+}
+
+// Apply sets every override on the document, for a target of out's type.
+func (d *Doc) Apply(sets []Override, target any) error {
+	for _, o := range sets {
+		if err := d.Set(o.Path, o.Value, target, o.Origin); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// identity fields name things rather than measure them; provenance leaves
+// them out.
+var identity = map[string]bool{"name": true, "kind": true, "vendor": true, "family": true}

@@ -1,0 +1,33 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error is a problem in a spec, located by file, line and field path. Its
+// message is one line.
+type Error struct {
+	File string // the file, or "--set" for an override
+	Line int    // 1-based; 0 when unknown
+	Path string // dotted field path; "" for the whole document
+	Msg  string // what is wrong and what is allowed
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, e.Line)
+	}
+	if e.Path != "" {
+		return fmt.Sprintf("%s: field %s: %s", loc, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// IsSpecError reports whether err is, or wraps, an *Error: a problem with
+// the user's input rather than with edgetwin.
+func IsSpecError(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
