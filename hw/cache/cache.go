@@ -57,23 +57,25 @@ func (c *Cache) Access(addr int64, allocate bool) bool {
 	c.now++
 	c.Accesses++
 	blk := addr / c.g.Block
-	set := blk % c.sets
-	base := set * int64(c.g.Ways)
-	ways := c.tags[base : base+int64(c.g.Ways)]
-	victim := 0
-	for w, tag := range ways {
+	base := (blk % c.sets) * int64(c.g.Ways)
+	end := base + int64(c.g.Ways)
+	tags, stamps := c.tags[base:end:end], c.stamp[base:end:end]
+	for w, tag := range tags {
 		if tag == blk {
-			c.stamp[base+int64(w)] = c.now
+			stamps[w] = c.now
 			return true
-		}
-		if c.stamp[base+int64(w)] < c.stamp[base+int64(victim)] {
-			victim = w
 		}
 	}
 	c.Misses++
 	if allocate {
-		ways[victim] = blk
-		c.stamp[base+int64(victim)] = c.now
+		victim := 0
+		for w, s := range stamps {
+			if s < stamps[victim] {
+				victim = w
+			}
+		}
+		tags[victim] = blk
+		stamps[victim] = c.now
 	}
 	return false
 }

@@ -1,0 +1,139 @@
+package spec
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+type part struct {
+	Name string      `yaml:"name" spec:"required"`
+	Size units.Bytes `yaml:"size"`
+}
+
+type thing struct {
+	Name   string            `yaml:"name" spec:"required"`
+	Count  int               `yaml:"count,omitempty" spec:"positive"`
+	Ratio  float64           `yaml:"ratio,omitempty" spec:"nonneg,max=1"`
+	Mode   string            `yaml:"mode,omitempty" spec:"oneof=fast|slow"`
+	On     bool              `yaml:"on,omitempty"`
+	Rate   units.Hertz       `yaml:"rate,omitempty"`
+	Parts  []part            `yaml:"parts,omitempty"`
+	Tags   []string          `yaml:"tags,omitempty"`
+	Extra  *part             `yaml:"extra,omitempty"`
+	Sizes  map[string]int    `yaml:"sizes,omitempty"`
+	Source map[string]string `yaml:"sources,omitempty"`
+}
+
+func decode(t *testing.T, src string) (*thing, error) {
+	t.Helper()
+	d, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	var v thing
+	return &v, d.Decode(&v)
+}
+
+func TestDecodeAll(t *testing.T) {
+	v, err := decode(t, `name: a
+count: 3
+ratio: 0.5
+mode: slow
+on: true
+rate: 1.5 GHz
+parts: [{name: p, size: 4 KiB}]
+tags: [x, y]
+extra: {name: e}
+sizes: {a: 1}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &thing{Name: "a", Count: 3, Ratio: 0.5, Mode: "slow", On: true, Rate: 1.5e9,
+		Parts: []part{{"p", 4096}}, Tags: []string{"x", "y"}, Extra: &part{Name: "e"}, Sizes: map[string]int{"a": 1}}
+	if !reflect.DeepEqual(v, want) {
+		t.Errorf("got %+v\nwant %+v", v, want)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"name: a\ncount: 0\n", "t.yaml:2: field count: 0 is not allowed: must be positive"},
+		{"name: a\ncount: 1.5\n", `t.yaml:2: field count: "1.5" is not an integer`},
+		{"name: a\nratio: 2\n", "t.yaml:2: field ratio: 2 is not allowed: must be at most 1"},
+		{"name: a\nratio: .inf\n", "t.yaml:2: field ratio: .inf is not allowed: must be a finite number"},
+		{"name: a\nmode: medium\n", `t.yaml:2: field mode: "medium" is not allowed: use one of fast, slow`},
+		{"name: a\non: yes please\n", `t.yaml:2: field on: "yes please" is not true or false`},
+		{"name: a\nparts: [{size: 1 KiB}]\n", "t.yaml:2: field parts.0.name: missing required field name"},
+		{"name: a\nparts: {name: p}\n", "t.yaml:2: field parts: expected a list, found a mapping"},
+		{"name: a\nextra: null\nrate: null\n", "t.yaml:3: field rate: null is not allowed"},
+		{"name: a\nsizes: {a: b}\n", `t.yaml:2: field sizes.a: "b" is not an integer`},
+		{"name: &x a\n", "anchors and aliases"},
+		{"name: a\nparts:\n  - name: p\n    size: 1 KiB\n    size: 2 KiB\n", `t.yaml:5: field parts.p.size: duplicate key "size" (first at line 4)`},
+		{"a: 1\n---\nb: 2\n", "t.yaml:2: more than one YAML document"},
+	} {
+		_, err := decode(t, tc.src)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestSetDefaultProvenance(t *testing.T) {
+	d, err := Parse("t.yaml", []byte("name: a\nparts: [{name: p, size: 1 KiB}]\nsources: {parts.p: datasheet p.3}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("rate", "2 GHz", &thing{}, "--set"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Default("count", "4", &thing{}, "assumed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Default("name", "zzz", &thing{}, "assumed"); err != nil {
+		t.Fatal(err)
+	}
+	var v thing
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Rate != 2e9 || v.Count != 4 || v.Name != "a" {
+		t.Errorf("got rate %v count %v name %q: a default must not replace a value", v.Rate, v.Count, v.Name)
+	}
+	got := d.Provenance("", v.Source)
+	want := []Entry{
+		{"count", "4", "assumed"},
+		{"parts.p.size", "1 KiB", "datasheet p.3"},
+		{"rate", "2 GHz", "--set"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("provenance %+v\nwant %+v", got, want)
+	}
+	if err := d.Set("nope", "1", &thing{}, "--set"); err == nil || !strings.Contains(err.Error(), "allowed: name, count") {
+		t.Errorf("unknown path: %v", err)
+	}
+	if err := d.Set("parts.q.size", "1", &thing{}, "--set"); err == nil || !strings.Contains(err.Error(), `no entry "q"; entries: p`) {
+		t.Errorf("unknown entry: %v", err)
+	}
+}
+
+// FuzzParseDecode: no document makes the decoder panic, and every error
+// is a one-line *Error.
+func FuzzParseDecode(f *testing.F) {
+	f.Add([]byte("name: a\ncount: 3\nparts: [{name: p, size: 4 KiB}]\n"))
+	f.Add([]byte("name: [\n"))
+	f.Add([]byte("a: &x 1\nb: *x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Parse("f.yaml", data)
+		if err == nil {
+			var v thing
+			err = d.Decode(&v)
+		}
+		if err != nil && (!IsSpecError(err) || strings.Contains(err.Error(), "\n")) {
+			t.Fatalf("bad error %T %q", err, err)
+		}
+	})
+}
