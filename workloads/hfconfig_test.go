@@ -1,0 +1,290 @@
+package workloads
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestParseHFConfigTestdata(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		want   Model // Sources and Name checked apart
+		params int64
+		why    string
+	}{
+		{"llama-2-7b.config.json",
+			Model{Family: "llama", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, FFN: 11008, FFNKind: FFNGated, Vocab: 32000, MaxContext: 4096},
+			6738415616, "llama-bench model_n_params; same as the catalog entry"},
+		{"mixtral-8x7b.config.json",
+			Model{Family: "mixtral", Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, FFN: 14336, FFNKind: FFNGated, Vocab: 32000, MaxContext: 32768,
+				MoE: &MoE{Experts: 8, Active: 2}},
+			46702792704, "HF safetensors total of Mixtral-8x7B-v0.1 (46.7B)"},
+		{"qwen2.5-7b.config.json",
+			Model{Family: "qwen2", Layers: 28, Hidden: 3584, Heads: 28, KVHeads: 4, FFN: 18944, FFNKind: FFNGated, Vocab: 152064, MaxContext: 131072, QKVBias: true},
+			7615616512, "HF safetensors total of Qwen2.5-7B (7.62B)"},
+		{"gemma-2-2b.config.json",
+			Model{Family: "gemma2", Layers: 26, Hidden: 2304, Heads: 8, KVHeads: 4, HeadDim: 256, FFN: 9216, FFNKind: FFNGated, Vocab: 256000, MaxContext: 8192,
+				TiedEmbeddings: true, PostNorms: true},
+			2614341888, "HF safetensors total of gemma-2-2b (2.61B): tied by default, 4 norms a layer"},
+		{"phi-3-mini-4k.config.json",
+			Model{Family: "phi3", Layers: 32, Hidden: 3072, Heads: 32, KVHeads: 32, FFN: 8192, FFNKind: FFNGated, Vocab: 32064, MaxContext: 4096},
+			3821079552, "HF safetensors total of Phi-3-mini-4k-instruct (3.82B)"},
+	} {
+		m, err := ParseHFConfig("testdata/"+tc.file, readTestdata(t, tc.file))
+		if err != nil {
+			t.Errorf("%s: %v", tc.file, err)
+			continue
+		}
+		got := m
+		got.Name, got.Sources = "", nil
+		if !modelsEqual(got, tc.want) {
+			t.Errorf("%s:\n got %+v %+v\nwant %+v %+v", tc.file, got, got.MoE, tc.want, tc.want.MoE)
+		}
+		if p := m.Params(); p != tc.params {
+			t.Errorf("%s: Params = %d, want %d (%s)", tc.file, p, tc.params, tc.why)
+		}
+		if m.Sources["layers"] == "" || !strings.Contains(m.Sources["layers"], "num_hidden_layers") {
+			t.Errorf("%s: sources %v do not cite num_hidden_layers", tc.file, m.Sources)
+		}
+	}
+	// Names: _name_or_path, else the file name.
+	m, _ := ParseHFConfig("x/config.json", readTestdata(t, "llama-2-7b.config.json"))
+	if m.Name != "meta-llama/Llama-2-7b-hf" {
+		t.Errorf("name %q, want _name_or_path", m.Name)
+	}
+	m, _ = ParseHFConfig("models/Mixtral-8x7B/config.json", readTestdata(t, "mixtral-8x7b.config.json"))
+	if m.Name != "Mixtral-8x7B" {
+		t.Errorf("name %q, want the folder of config.json", m.Name)
+	}
+	if m.Sources["moe.experts"] != "models/Mixtral-8x7B/config.json:18 num_local_experts" {
+		t.Errorf("moe.experts source %q", m.Sources["moe.experts"])
+	}
+}
+
+func modelsEqual(a, b Model) bool {
+	am, bm := a.MoE, b.MoE
+	a.MoE, b.MoE = nil, nil
+	a.Sources, b.Sources = nil, nil
+	if (am == nil) != (bm == nil) || (am != nil && *am != *bm) {
+		return false
+	}
+	return a.Name == b.Name && a.Family == b.Family && a.Layers == b.Layers && a.Hidden == b.Hidden &&
+		a.Heads == b.Heads && a.KVHeads == b.KVHeads && a.HeadDim == b.HeadDim && a.FFN == b.FFN &&
+		a.FFNKind == b.FFNKind && a.Vocab == b.Vocab && a.TiedEmbeddings == b.TiedEmbeddings &&
+		a.MaxContext == b.MaxContext && a.QKVBias == b.QKVBias && a.QKNorm == b.QKNorm && a.PostNorms == b.PostNorms
+}
+
+func TestParseHFConfigFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		params     float64 // published total
+		tol        float64 // relative
+		check      func(Model) bool
+		why        string
+	}{
+		{"mistral", `{"model_type":"mistral","hidden_size":4096,"intermediate_size":14336,"max_position_embeddings":32768,
+			"num_attention_heads":32,"num_hidden_layers":32,"num_key_value_heads":8,"vocab_size":32000,"head_dim":null}`,
+			7241732096, 0, func(m Model) bool { return !m.TiedEmbeddings && m.HeadDimension() == 128 },
+			"Mistral-7B-v0.1 7.24B; head_dim null means hidden/heads"},
+		{"qwen3", `{"model_type":"qwen3","hidden_size":4096,"intermediate_size":12288,"max_position_embeddings":40960,
+			"num_attention_heads":32,"num_hidden_layers":36,"num_key_value_heads":8,"head_dim":128,"vocab_size":151936,"tie_word_embeddings":false}`,
+			8190735360, 0, func(m Model) bool { return m.QKNorm && !m.QKVBias },
+			"Qwen3-8B 8.19B with per-head q/k norms"},
+		{"qwen3_moe", `{"model_type":"qwen3_moe","hidden_size":2048,"intermediate_size":6144,"moe_intermediate_size":768,
+			"max_position_embeddings":40960,"num_attention_heads":32,"num_hidden_layers":48,"num_key_value_heads":4,"head_dim":128,
+			"num_experts":128,"num_experts_per_tok":8,"vocab_size":151936,"tie_word_embeddings":false}`,
+			30.5e9, 0.005, func(m Model) bool {
+				return m.MoE.Experts == 128 && m.MoE.Active == 8 && m.FFN == 768 && m.MoE.Shared == 0
+			},
+			"Qwen3-30B-A3B: 30.5B total"},
+		{"qwen2_moe", `{"model_type":"qwen2_moe","hidden_size":2048,"intermediate_size":5632,"moe_intermediate_size":1408,
+			"shared_expert_intermediate_size":5632,"max_position_embeddings":8192,"num_attention_heads":16,"num_hidden_layers":24,
+			"num_key_value_heads":16,"num_experts":60,"num_experts_per_tok":4,"vocab_size":151936}`,
+			14.3e9, 0.005, func(m Model) bool { return m.MoE.Shared == 1 && m.MoE.SharedFFN == 5632 && m.QKVBias },
+			"Qwen1.5-MoE-A2.7B: 14.3B total, one shared expert"},
+		{"gemma", `{"model_type":"gemma","head_dim":256,"hidden_size":2048,"intermediate_size":16384,"max_position_embeddings":8192,
+			"num_attention_heads":8,"num_hidden_layers":18,"num_key_value_heads":1,"vocab_size":256000}`,
+			2506172416, 0, func(m Model) bool { return m.TiedEmbeddings && !m.PostNorms },
+			"gemma-2b 2.51B; Gemma ties embeddings by default"},
+		{"llama without kv heads", `{"model_type":"llama","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,
+			"num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100}`,
+			0, 0, func(m Model) bool { return m.KVHeads == 4 && !m.TiedEmbeddings },
+			"num_key_value_heads defaults to num_attention_heads"},
+	} {
+		m, err := ParseHFConfig(tc.name+".json", []byte(tc.json))
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !tc.check(m) {
+			t.Errorf("%s: parsed %+v (%s)", tc.name, m, tc.why)
+		}
+		if tc.params > 0 {
+			p := float64(m.Params())
+			if (tc.tol == 0 && p != tc.params) || (tc.tol > 0 && (p < tc.params*(1-tc.tol) || p > tc.params*(1+tc.tol))) {
+				t.Errorf("%s: Params = %.0f, want %.0f within %v (%s)", tc.name, p, tc.params, tc.tol, tc.why)
+			}
+		}
+	}
+}
+
+func TestParseHFConfigErrors(t *testing.T) {
+	const llama = `{
+  "model_type": "llama",
+  "hidden_size": 4096,
+  "num_hidden_layers": 32,
+  "num_attention_heads": 32,
+  "num_key_value_heads": 32,
+  "intermediate_size": 11008,
+  "vocab_size": 32000,
+  "max_position_embeddings": 4096
+}`
+	with := func(old, new string) string {
+		if !strings.Contains(llama, old) {
+			t.Fatalf("fixture lacks %q", old)
+		}
+		return strings.Replace(llama, old, new, 1)
+	}
+	for _, tc := range []struct{ name, json, want string }{
+		{"negative layers", with(`"num_hidden_layers": 32`, `"num_hidden_layers": -3`),
+			"c.json:4: field num_hidden_layers: -3 is not allowed: must be a positive integer"},
+		{"zero heads", with(`"num_attention_heads": 32`, `"num_attention_heads": 0`),
+			"c.json:5: field num_attention_heads: 0 is not allowed: must be a positive integer"},
+		{"missing layers", with(`"num_hidden_layers": 32,`, ``),
+			"c.json:1: field num_hidden_layers: missing: must be a positive integer"},
+		{"layers null", with(`"num_hidden_layers": 32`, `"num_hidden_layers": null`),
+			"c.json:4: field num_hidden_layers: null is not allowed: must be a positive integer"},
+		{"string number", with(`"hidden_size": 4096`, `"hidden_size": "4096"`),
+			`c.json:3: field hidden_size: "4096" is not allowed: must be a positive integer`},
+		{"fraction", with(`"hidden_size": 4096`, `"hidden_size": 4096.5`),
+			`c.json:3: field hidden_size: 4096.5 is not allowed: must be a positive integer`},
+		{"huge", with(`"vocab_size": 32000`, `"vocab_size": 99999999999999999999`),
+			`c.json:8: field vocab_size: 99999999999999999999 is not allowed: must be a positive integer`},
+		{"too large", with(`"num_hidden_layers": 32`, `"num_hidden_layers": 100000`),
+			`c.json:4: field num_hidden_layers: 100000 is not allowed: must be a positive integer no larger than 1024`},
+		{"kv heads do not divide", with(`"num_key_value_heads": 32`, `"num_key_value_heads": 5`),
+			`c.json:6: field num_key_value_heads: 5 is not allowed: must divide heads (32)`},
+		{"object value", with(`"num_hidden_layers": 32`, "\"num_hidden_layers\": {\"a\":\n 1}"),
+			`c.json:4: field num_hidden_layers: {"a":1} is not allowed: must be a positive integer`},
+		{"bad bool", with(`"vocab_size": 32000`, `"vocab_size": 32000, "tie_word_embeddings": "yes"`),
+			`c.json:8: field tie_word_embeddings: "yes" is not allowed: must be true or false`},
+		{"head_dim zero", with(`"vocab_size": 32000`, `"vocab_size": 32000, "head_dim": 0`),
+			`c.json:8: field head_dim: 0 is not allowed: must be a positive integer`},
+		{"unsupported type", with(`"llama"`, `"bert"`),
+			`c.json:2: field model_type: "bert" is not supported: use one of gemma, gemma2, llama, mistral, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe`},
+		{"model_type not a string", with(`"llama"`, `42`),
+			`c.json:2: field model_type: 42 is not supported: use one of gemma`},
+		{"missing model_type", with(`"model_type": "llama",`, ``),
+			`c.json:1: field model_type: missing: must be one of gemma, gemma2`},
+		{"too many experts active", `{"model_type":"mixtral","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,
+"num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100,"num_local_experts":2,"num_experts_per_tok":3}`,
+			`c.json:2: field num_experts_per_tok: 3 is not allowed: must be from 1 to experts (2)`},
+		{"mixtral without experts", `{"model_type":"mixtral","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,
+"num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100}`,
+			`c.json:1: field num_local_experts: missing: must be a positive integer`},
+		{"array", `[1, 2]`, `c.json:1: not a Hugging Face config.json: expected a JSON object`},
+		{"string", `"model_type"`, `c.json:1: not a Hugging Face config.json: expected a JSON object`},
+		{"empty", ``, `c.json:1: not a Hugging Face config.json: the JSON ends early`},
+		{"binary", "\x00\x01\x02\xff", `c.json:1: not a Hugging Face config.json: invalid character`},
+		{"truncated", "{\n\"model_type\": \"llama\",\n", `c.json:3: not a Hugging Face config.json: the JSON ends early`},
+		{"syntax error line", "{\n\"model_type\": \"llama\",\n\"hidden_size\": 40 96\n}", `c.json:3: not a Hugging Face config.json: invalid character '9'`},
+		{"trailing data", "{}\n{}", `c.json:2: not a Hugging Face config.json: data after the JSON object`},
+	} {
+		_, err := ParseHFConfig("c.json", []byte(tc.json))
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tc.name, tc.want)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, msg, tc.want)
+		}
+		if strings.ContainsAny(msg, "\n\r") {
+			t.Errorf("%s: error spans lines: %q", tc.name, msg)
+		}
+	}
+	// Heads that do not divide hidden, and no head_dim to say the width.
+	odd := strings.NewReplacer(`"num_attention_heads": 32`, `"num_attention_heads": 3`,
+		`"num_key_value_heads": 32`, `"num_key_value_heads": 3`).Replace(llama)
+	_, err := ParseHFConfig("c.json", []byte(odd))
+	if want := "c.json:1: field head_dim: missing: must be given when heads (3) does not divide hidden (4096)"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
+
+func TestIsHFConfig(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"model_type": "llama"}`:          true,
+		`{"model_type": "bert", "x": [1]}`: true, // recognised; ParseHFConfig then says unsupported
+		`{"name": "llama-2-7b"}`:           false,
+		"name: x\nlayers: 32\n":            false, // a model YAML
+		`[{"model_type": "llama"}]`:        false,
+		`{"a": {"model_type": "llama"}}`:   false, // only the top level counts
+		"":                                 false,
+		"\x00\xff":                         false,
+		`{"model_type": "llama"`:           false,
+	} {
+		if got := IsHFConfig([]byte(in)); got != want {
+			t.Errorf("IsHFConfig(%q) = %v, want %v", in, got, want)
+		}
+	}
+	if !IsHFConfig(readTestdata(t, "gemma-2-2b.config.json")) {
+		t.Error("gemma-2-2b config.json not recognised")
+	}
+}
+
+func FuzzParseHFConfig(f *testing.F) {
+	entries, _ := os.ReadDir("testdata")
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") {
+			data, err := os.ReadFile(filepath.Join("testdata", e.Name()))
+			if err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte(`{"model_type":"qwen2_moe","hidden_size":64,"intermediate_size":128,"moe_intermediate_size":32,"shared_expert_intermediate_size":64,"max_position_embeddings":16,"num_attention_heads":4,"num_hidden_layers":2,"num_experts":4,"num_experts_per_tok":2,"vocab_size":100}`))
+	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":-3}`))
+	f.Add([]byte("\x00\x01"))
+	f.Add([]byte(`{"model_type":"gemma","head_dim":null,"hidden_size":1e3}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseHFConfig("f.json", data)
+		if err != nil {
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "f.json:") || strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error not one located line: %q", msg)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatalf("parsed model does not validate: %v", err)
+		}
+		if !IsHFConfig(data) {
+			t.Fatal("parsed, but IsHFConfig says no")
+		}
+		if m.paramsFloat() <= 0 || m.KVBytesPerToken(KVFormat{}) <= 0 {
+			t.Fatalf("degenerate model %+v", m)
+		}
+		// Listing every tensor is cheap only for modest models.
+		experts := 1
+		if m.MoE != nil {
+			experts += m.MoE.Experts + m.MoE.Shared
+		}
+		if m.Layers*experts <= 4096 {
+			if p := m.Params(); float64(p) != m.paramsFloat() {
+				t.Fatalf("Params %d != closed form %.0f", p, m.paramsFloat())
+			}
+		}
+	})
+}

@@ -1,0 +1,98 @@
+package workloads
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+)
+
+// DefaultModel is the model simulate uses when none is named: the 7B Llama
+// of the llama.cpp benchmarks.
+const DefaultModel = "llama-2-7b"
+
+// Spec is a loaded model: the architecture, where it came from, and the
+// provenance of each of its figures (paths prefixed "model.").
+type Spec struct {
+	Model
+	ID         string
+	Provenance []spec.Entry
+}
+
+// ModelIDs lists the catalog's model ids, sorted.
+func ModelIDs() []string {
+	entries, _ := ModelFiles.ReadDir("models")
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// ModelSource returns the catalog file of id as written, and whether it exists.
+func ModelSource(id string) ([]byte, bool) {
+	data, err := ModelFiles.ReadFile(path.Join("models", id+".yaml"))
+	return data, err == nil
+}
+
+// LoadModel loads a catalog model by id, a model YAML file, or a Hugging
+// Face config.json (recognised by content). Overrides address model fields
+// without the "model." prefix.
+func LoadModel(ref string, sets []spec.Override) (*Spec, error) {
+	if data, ok := ModelSource(ref); ok {
+		s, err := DecodeModel(ref+".yaml", data, sets)
+		if err != nil {
+			return nil, err
+		}
+		s.ID = ref
+		return s, nil
+	}
+	if !strings.ContainsAny(ref, "/.") {
+		return nil, &spec.Error{File: "--model", Msg: fmt.Sprintf("no catalog model %q; models: %s (or give a YAML file or a config.json)", ref, strings.Join(ModelIDs(), ", "))}
+	}
+	data, err := os.ReadFile(ref)
+	if err != nil {
+		msg := err.Error()
+		if os.IsNotExist(err) {
+			msg = "no such file"
+		}
+		return nil, &spec.Error{File: ref, Msg: "cannot read model file: " + msg}
+	}
+	if IsHFConfig(data) {
+		if len(sets) > 0 {
+			return nil, &spec.Error{File: "--set", Path: "model." + sets[0].Path, Msg: "a config.json model cannot be overridden; convert it to a model YAML file first"}
+		}
+		m, err := ParseHFConfig(ref, data)
+		if err != nil {
+			return nil, err
+		}
+		return &Spec{Model: m, ID: ref, Provenance: []spec.Entry{{Path: "model", Value: m.Name, Source: ref}}}, nil
+	}
+	return DecodeModel(ref, data, sets)
+}
+
+// DecodeModel reads a model YAML file strictly and validates it.
+func DecodeModel(file string, data []byte, sets []spec.Override) (*Spec, error) {
+	doc, err := spec.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Apply(sets, &Model{}); err != nil {
+		return nil, err
+	}
+	var m Model
+	if err := doc.Decode(&m); err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
+		if fe, ok := err.(*FieldError); ok {
+			return nil, doc.Errorf(fe.Field, "%s", fe.Msg)
+		}
+		return nil, &spec.Error{File: file, Msg: err.Error()}
+	}
+	return &Spec{Model: m, ID: file, Provenance: doc.Provenance("model", m.Sources)}, nil
+}

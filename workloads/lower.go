@@ -1,0 +1,408 @@
+package workloads
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/edgetwin/edgetwin/hw/dtype"
+)
+
+// Phase is the part of inference a pass belongs to.
+type Phase int
+
+// The phases.
+const (
+	Prefill Phase = iota // the prompt, all tokens at once; logits for the last token only
+	Decode               // generation; logits for every new token
+)
+
+func (p Phase) String() string {
+	switch p {
+	case Prefill:
+		return "prefill"
+	case Decode:
+		return "decode"
+	}
+	return fmt.Sprintf("Phase(%d)", int(p))
+}
+
+// TensorClass is a class of bytes an operator touches.
+type TensorClass int
+
+// The tensor classes.
+const (
+	Weights     TensorClass = iota // stored weights (quantised size)
+	KVRead                         // KV cache read by attention
+	KVWrite                        // KV cache written by attention (the new tokens' K and V)
+	Activations                    // activations read and written, 2 bytes (fp16) an element
+	NumTensorClasses
+)
+
+// TensorClasses lists the classes in order, for iteration.
+var TensorClasses = [NumTensorClasses]TensorClass{Weights, KVRead, KVWrite, Activations}
+
+func (c TensorClass) String() string {
+	switch c {
+	case Weights:
+		return "weights"
+	case KVRead:
+		return "kv_read"
+	case KVWrite:
+		return "kv_write"
+	case Activations:
+		return "activations"
+	}
+	return fmt.Sprintf("TensorClass(%d)", int(c))
+}
+
+// Traffic is the bytes an operator touches, by tensor class.
+type Traffic struct {
+	Weights, KVRead, KVWrite, Activations float64
+}
+
+// Of returns the bytes of class c.
+func (t Traffic) Of(c TensorClass) float64 {
+	switch c {
+	case Weights:
+		return t.Weights
+	case KVRead:
+		return t.KVRead
+	case KVWrite:
+		return t.KVWrite
+	case Activations:
+		return t.Activations
+	}
+	panic(fmt.Sprintf("workloads: unknown tensor class %d", int(c)))
+}
+
+// Total is the sum over all classes.
+func (t Traffic) Total() float64 { return t.Weights + t.KVRead + t.KVWrite + t.Activations }
+
+// Work says what one pass computes.
+type Work struct {
+	Phase   Phase
+	Tokens  int    // new tokens per sequence in this pass: the prompt length for prefill, 1 for a decode step
+	Context int    // tokens already in the KV cache before this pass
+	Batch   int    // concurrent sequences (>= 1), all at the same context
+	Seed    uint64 // MoE routing: experts are drawn from a PRNG seeded by (Seed, layer, Context)
+}
+
+// Validate reports a pass that cannot be lowered.
+func (w Work) Validate() error {
+	switch {
+	case w.Phase != Prefill && w.Phase != Decode:
+		return fmt.Errorf("work: phase %d is not prefill or decode", int(w.Phase))
+	case w.Tokens < 0:
+		return fmt.Errorf("work: tokens %d is negative", w.Tokens)
+	case w.Context < 0:
+		return fmt.Errorf("work: context %d is negative", w.Context)
+	case w.Batch < 1:
+		return fmt.Errorf("work: batch %d is not allowed: must be at least 1", w.Batch)
+	}
+	return nil
+}
+
+// rows is the number of token rows every block processes (M of its matmuls).
+func (w Work) rows() int { return w.Tokens * w.Batch }
+
+// logitRows is how many rows reach the output matmul: the last token of each
+// sequence in prefill (llama.cpp computes no other logits there), every new
+// token in decode.
+func (w Work) logitRows() int {
+	if w.Phase == Prefill {
+		return w.Batch
+	}
+	return w.rows()
+}
+
+// OpKind is what an operator does.
+type OpKind string
+
+// The operator kinds Lower emits.
+const (
+	KindEmbed      OpKind = "embed"      // token embedding row lookup
+	KindNorm       OpKind = "norm"       // RMSNorm
+	KindMatMul     OpKind = "matmul"     // activations [M x K] times weights [K x N]
+	KindRoPE       OpKind = "rope"       // rotary position embedding of q and k
+	KindAttention  OpKind = "attention"  // softmax(Q K^T) V over the cache, KV append included
+	KindActivation OpKind = "activation" // SiLU/GELU (times the gate when gated)
+	KindResidual   OpKind = "residual"   // elementwise sums: residual adds, MoE expert combine
+	KindRouter     OpKind = "router"     // MoE router matmul [M x hidden] x [hidden x experts] and top-k
+)
+
+// Op is one operator: enough for a simulator to time it on any unit.
+type Op struct {
+	Name        string  // e.g. "blk.3.attn_q", "blk.3.ffn_up.e5", "output"
+	Layer       int     // block index, -1 outside the blocks
+	Kind        OpKind  // what the op does
+	Role        Role    // the role of the weights read, or of the block part for weightless ops
+	M, N, K     int     // matmul shape: [M x K] activations times [K x N] weights; 0 for other ops
+	FLOPs       float64 // useful operations, 2 per multiply-accumulate
+	Bytes       Traffic // bytes touched by class
+	WeightQuant string  // storage format of the weights read ("Q4_0", "Q6_K", "F32"), "" if none
+	ActDtype    dtype.Dtype
+	Matrix      bool   // work for the matrix unit (matmul, router, attention); false for vector work
+	Tensor      string // name of the weight tensor read (see Model.Tensors), "" if none
+	Expert      int    // routed expert of an expert matmul, -1 otherwise
+}
+
+// Touch is the bytes of class c the op touches.
+func (o Op) Touch(c TensorClass) float64 { return o.Bytes.Of(c) }
+
+// actBytes is the size of one activation element in memory: fp16.
+const actBytes = 2
+
+// Per-element FLOP costs of the vector operators. They are conventions (the
+// ops are memory-bound); see the package documentation.
+const (
+	normFLOPs     = 4 // square, accumulate, scale by 1/rms, multiply by weight
+	ropeFLOPs     = 3 // a 2x2 rotation per pair: 4 mul + 2 add over 2 elements
+	actFLOPs      = 4 // the non-linearity
+	gateFLOPs     = 1 // times the gate
+	residualFLOPs = 1 // one add per element
+)
+
+type lowering struct {
+	m   Model
+	kv  KVFormat
+	w   Work
+	ts  tensors
+	ops []Op
+}
+
+// Lower turns one pass of the model into operators, in execution order. It
+// panics if m or w does not validate (check them first: Model.Validate,
+// Work.Validate). A pass of 0 tokens has no operators.
+func Lower(m Model, q Quant, kv KVFormat, w Work) []Op {
+	if err := m.Validate(); err != nil {
+		panic("workloads.Lower: model " + m.Name + ": " + err.Error())
+	}
+	if err := w.Validate(); err != nil {
+		panic("workloads.Lower: " + err.Error())
+	}
+	if w.Tokens == 0 {
+		return nil
+	}
+	l := &lowering{m: m, kv: kv, w: w, ts: tensors{m, q}}
+	l.ops = make([]Op, 0, 2+m.Layers*16+2)
+
+	emb := l.ts.embed()
+	rows := w.rows()
+	l.ops = append(l.ops, Op{
+		Name: "token_embd", Layer: -1, Kind: KindEmbed, Role: RoleEmbed,
+		Bytes: Traffic{
+			Weights:     float64(rows) * emb.Format.rowBytes(m.Hidden),
+			Activations: float64(rows*m.Hidden) * actBytes,
+		},
+		WeightQuant: emb.Format.String(), ActDtype: dtype.FP16,
+		Tensor: emb.Name, Expert: -1,
+	})
+	for il := 0; il < m.Layers; il++ {
+		l.attention(il)
+		l.ffn(il)
+	}
+	out := l.w.logitRows()
+	l.norm(l.ts.norm("output_norm", -1, m.Hidden), out, 1)
+	l.matmul("output", -1, RoleOutput, out, l.ts.output())
+	return l.ops
+}
+
+func (l *lowering) matmul(name string, layer int, role Role, m int, t Tensor) {
+	flops := 2 * float64(m) * float64(t.N) * float64(t.K)
+	if t.Bias > 0 {
+		flops += float64(m) * float64(t.Bias)
+	}
+	kind := KindMatMul
+	if role == RoleRouter {
+		kind = KindRouter
+	}
+	l.ops = append(l.ops, Op{
+		Name: name, Layer: layer, Kind: kind, Role: role,
+		M: m, N: t.N, K: t.K, FLOPs: flops,
+		Bytes: Traffic{
+			Weights:     t.Bytes,
+			Activations: (float64(m)*float64(t.K) + float64(m)*float64(t.N)) * actBytes,
+		},
+		WeightQuant: t.Format.String(), ActDtype: t.Format.ActDtype(),
+		Matrix: true, Tensor: t.Name, Expert: t.Expert,
+	})
+}
+
+// norm normalises rows*vectors vectors of t.K elements with weight t.
+func (l *lowering) norm(t Tensor, rows, vectors int) {
+	n := float64(rows) * float64(vectors) * float64(t.K)
+	l.ops = append(l.ops, Op{
+		Name: t.Name, Layer: t.Layer, Kind: KindNorm, Role: RoleNorm,
+		FLOPs:       normFLOPs * n,
+		Bytes:       Traffic{Weights: t.Bytes, Activations: 2 * n * actBytes},
+		WeightQuant: t.Format.String(), ActDtype: dtype.FP16,
+		Tensor: t.Name, Expert: -1,
+	})
+}
+
+// vector appends a weightless elementwise op reading in and writing out
+// elements.
+func (l *lowering) vector(name string, layer int, kind OpKind, role Role, in, out, flops float64) {
+	l.ops = append(l.ops, Op{
+		Name: name, Layer: layer, Kind: kind, Role: role, FLOPs: flops,
+		Bytes:    Traffic{Activations: (in + out) * actBytes},
+		ActDtype: dtype.FP16, Expert: -1,
+	})
+}
+
+func (l *lowering) attention(il int) {
+	m, w := l.m, l.w
+	rows := w.rows()
+	r := float64(rows)
+	hd := float64(m.HeadDimension())
+	qd, kvd := float64(m.Heads)*hd, float64(m.KVHeads)*hd
+	h := float64(m.Hidden)
+	at := l.ts.attn(il)
+	next := func() Tensor { t := at[0]; at = at[1:]; return t }
+
+	l.norm(next(), rows, 1)
+	q, k, v := next(), next(), next()
+	l.matmul(q.Name, il, RoleAttn, rows, q)
+	l.matmul(k.Name, il, RoleAttn, rows, k)
+	l.matmul(v.Name, il, RoleAttn, rows, v)
+	if m.QKNorm {
+		l.norm(next(), rows, m.Heads)
+		l.norm(next(), rows, m.KVHeads)
+	}
+	rope := r * (qd + kvd)
+	l.vector(blk(il, "attn_rope"), il, KindRoPE, RoleAttn, rope, rope, ropeFLOPs*rope)
+
+	// Causal attention: new token i (1..Tokens) attends to Context+i
+	// positions, each costing a QK dot and a PV accumulate per query head.
+	n, c, b := float64(w.Tokens), float64(w.Context), float64(w.Batch)
+	positions := n*c + n*(n+1)/2
+	perPos := 2 * kvd * l.kv.BytesPerElement() // K and V of one position, one layer
+	l.ops = append(l.ops, Op{
+		Name: blk(il, "attn"), Layer: il, Kind: KindAttention, Role: RoleAttn,
+		FLOPs: 4 * qd * positions * b,
+		Bytes: Traffic{
+			KVRead:      perPos * (c + n) * b,
+			KVWrite:     perPos * n * b,
+			Activations: r * (qd + 2*kvd + qd) * actBytes, // q, new k and v in; output out
+		},
+		ActDtype: l.kv.Dtype(), Matrix: true, Expert: -1,
+	})
+
+	o := next()
+	l.matmul(o.Name, il, RoleAttn, rows, o)
+	if m.PostNorms {
+		l.norm(next(), rows, 1)
+	}
+	l.vector(blk(il, "attn_residual"), il, KindResidual, RoleAttn, 2*r*h, r*h, residualFLOPs*r*h)
+}
+
+// ffnBody appends gate/up, activation and down for rows tokens through ffn
+// matrices mats (gate, up, down or up, down).
+func (l *lowering) ffnBody(il, rows int, mats []Tensor, act string) {
+	r := float64(rows)
+	for _, t := range mats[:len(mats)-1] {
+		l.matmul(t.Name, il, RoleFFN, rows, t)
+	}
+	down := mats[len(mats)-1]
+	f := float64(down.K)
+	if l.m.gated() {
+		l.vector(act, il, KindActivation, RoleFFN, 2*r*f, r*f, (actFLOPs+gateFLOPs)*r*f)
+	} else {
+		l.vector(act, il, KindActivation, RoleFFN, r*f, r*f, actFLOPs*r*f)
+	}
+	l.matmul(down.Name, il, RoleFFN, rows, down)
+}
+
+func (l *lowering) ffn(il int) {
+	m := l.m
+	rows := l.w.rows()
+	r, h := float64(rows), float64(m.Hidden)
+	l.norm(l.ts.norm(blk(il, "ffn_norm"), il, m.Hidden), rows, 1)
+	if m.MoE == nil {
+		l.ffnBody(il, rows, l.ts.ffn(il, -1, "", m.FFN), blk(il, "ffn_act"))
+	} else {
+		l.matmul(blk(il, "ffn_gate_inp"), il, RoleRouter, rows, l.ts.router(il))
+		picks := 0
+		for e, n := range Route(m, l.w, il) {
+			if n == 0 {
+				continue
+			}
+			s := expertSuffix(e)
+			l.ffnBody(il, n, l.ts.ffn(il, e, s, m.expertFFN()), blk(il, "ffn_act"+s))
+			picks += n
+		}
+		for s := 0; s < m.MoE.Shared; s++ {
+			sfx := sharedSuffix(s)
+			l.ffnBody(il, rows, l.ts.ffn(il, -1, sfx, m.sharedFFN()), blk(il, "ffn_act"+sfx))
+			picks += rows
+		}
+		// Weighted sum of each token's expert outputs: a multiply-add per
+		// element of every expert output.
+		in := float64(picks) * h
+		l.vector(blk(il, "ffn_moe_sum"), il, KindResidual, RoleFFN, in, r*h, 2*in)
+	}
+	if m.PostNorms {
+		l.norm(l.ts.norm(blk(il, "ffn_post_norm"), il, m.Hidden), rows, 1)
+	}
+	l.vector(blk(il, "ffn_residual"), il, KindResidual, RoleFFN, 2*r*h, r*h, residualFLOPs*r*h)
+}
+
+// Route says how many token rows of the pass pick each routed expert of
+// block layer: a slice of moe.experts counts summing to
+// Tokens*Batch*moe.active (nil for a dense model). Each row picks
+// moe.active distinct experts uniformly at random — no load imbalance is
+// modelled — from a PRNG seeded by (w.Seed, layer, w.Context), so the same
+// pass always routes the same way and consecutive decode steps differ.
+func Route(m Model, w Work, layer int) []int {
+	if m.MoE == nil {
+		return nil
+	}
+	e, k := m.MoE.Experts, m.MoE.Active
+	counts := make([]int, e)
+	perm := make([]int, e)
+	for i := range perm {
+		perm[i] = i
+	}
+	r := newRouteRNG(w.Seed, layer, w.Context)
+	for t := w.rows(); t > 0; t-- {
+		// A partial Fisher-Yates shuffle draws k distinct experts; it stays
+		// uniform when started from the previous row's permutation.
+		for j := 0; j < k; j++ {
+			i := j + r.below(e-j)
+			perm[j], perm[i] = perm[i], perm[j]
+			counts[perm[j]]++
+		}
+	}
+	return counts
+}
+
+// routeRNG is SplitMix64: tiny, fast and fully specified here, so routing
+// never changes with the Go release.
+type routeRNG struct{ state uint64 }
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+const golden = 0x9e3779b97f4a7c15
+
+func newRouteRNG(seed uint64, layer, context int) *routeRNG {
+	s := mix64(seed + golden)
+	s = mix64(s ^ (uint64(layer) + golden))
+	s = mix64(s ^ (uint64(context) + 0xd1b54a32d192ed03))
+	return &routeRNG{state: s}
+}
+
+func (r *routeRNG) next() uint64 {
+	r.state += golden
+	return mix64(r.state)
+}
+
+// below returns a uniform integer in [0, n) (multiply-shift; the bias is
+// below 2^-50 for any expert count).
+func (r *routeRNG) below(n int) int {
+	hi, _ := bits.Mul64(r.next(), uint64(n))
+	return int(hi)
+}
