@@ -133,3 +133,31 @@ func decimal(d string, e int) string {
 		return d[:e+1] + "." + d[e+1:]
 	}
 }
+
+// Approx prints v for people rather than for parsing: as Format does when
+// that needs at most four significant digits ("16 GiB", "68.3 GB/s"), else
+// rounded to three ("3.83 GB" for 3825065984 bytes).
+func Approx(v float64, k Kind) string {
+	s := Format(v, k)
+	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 || sigDigits(s) <= 4 {
+		return s
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
+	return Format(math.Round(v/mag)*mag, k)
+}
+
+// sigDigits counts the significant digits of the number that starts s.
+func sigDigits(s string) int {
+	n, started := 0, false
+	for _, c := range s {
+		switch {
+		case c >= '1' && c <= '9', c == '0' && started:
+			n++
+			started = true
+		case c == '.' || c == '-' || c == '0':
+		default:
+			return n
+		}
+	}
+	return n
+}

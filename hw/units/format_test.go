@@ -312,3 +312,22 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+func TestApprox(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		k    Kind
+		want string
+	}{
+		{16 << 30, KindBytes, "16 GiB"},          // exact and short: as Format
+		{3825065984, KindBytes, "3.83 GB"},       // llama-2-7b Q4_0, rounded to 3 digits
+		{520866854124.9572, KindBytes, "521 GB"}, // a traffic total
+		{68.3e9, KindByteRate, "68.3 GB/s"},      // short already
+		{0.0123456, KindDuration, "12.3 ms"},     // rounded
+		{1234, KindBytes, "1.234 KB"},            // four significant digits are kept
+	} {
+		if got := Approx(tc.v, tc.k); got != tc.want {
+			t.Errorf("Approx(%v, %v) = %q, want %q", tc.v, tc.k, got, tc.want)
+		}
+	}
+}
