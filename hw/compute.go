@@ -10,6 +10,9 @@ import (
 // among the dtypes it has a peak for, at or above act, the fastest (ties go
 // to the lower precision). ok is false when it has none.
 func (u *Unit) ComputeDtype(act dtype.Dtype) (dt dtype.Dtype, ok bool) {
+	if !act.Valid() {
+		return "", false
+	}
 	best := -1.0
 	for _, d := range dtype.All {
 		p, has := u.Peak[d]

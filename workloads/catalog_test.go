@@ -123,3 +123,25 @@ func TestSeedMoEMatchesContract(t *testing.T) {
 		t.Errorf("ActiveParams = %d, want 657819648 (about 0.66B)", a)
 	}
 }
+
+// FuzzDecodeModel: no model file makes the loader panic; every failure is
+// a one-line error naming the file.
+func FuzzDecodeModel(f *testing.F) {
+	for _, id := range ModelIDs() {
+		src, _ := ModelSource(id)
+		f.Add(src)
+	}
+	f.Add([]byte("name: x\nlayers: -1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := DecodeModel("m.yaml", data, nil)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "m.yaml") || strings.Contains(msg, "\n") {
+				t.Fatalf("error does not name the file on one line: %q", msg)
+			}
+			return
+		}
+		if s.Layers <= 0 || s.WeightBytes(Quant{}) <= 0 {
+			t.Fatalf("loaded an impossible model: %+v", s.Model)
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw"
+)
+
+func edgetwin(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// requiredKeys are the JSON keys CONTRACT.md promises.
+var requiredKeys = []string{
+	"soc", "model", "quant",
+	"prefill.tokens", "prefill.seconds", "prefill.tokens_per_s",
+	"decode.tokens", "decode.seconds", "decode.tokens_per_s", "decode.first_10s_tokens_per_s",
+	"decode.ms_per_token.p50", "decode.ms_per_token.p99", "ttft_s",
+	"memory.weights_bytes", "memory.kv_bytes", "memory.dram_bytes", "memory.dram_bw_util",
+	"memory.l3_miss_rate", "memory.kv_l3_miss_rate",
+	"compute.tops_eff", "compute.mac_util", "compute.stall_mem", "compute.stall_issue",
+	"energy.joules_per_token", "energy.avg_power_w",
+	"thermal.peak_c", "thermal.skin_peak_c", "thermal.throttle_onset_s", "thermal.sustained_tokens_per_s",
+	"provenance",
+}
+
+func TestSimulateJSONHasEveryKey(t *testing.T) {
+	code, out, errs := edgetwin("simulate", "--soc", "seed-a", "--prompt", "32", "--gen", "4", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range requiredKeys {
+		var v any = doc
+		for _, part := range strings.Split(key, ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Errorf("%s: %v is not an object", key, v)
+				break
+			}
+			if v, ok = m[part]; !ok {
+				t.Errorf("JSON lacks %s", key)
+				break
+			}
+		}
+	}
+}
+
+func TestEveryChipThatHoldsTheModelSimulates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs llama-2-7b on every catalog chip")
+	}
+	for _, id := range hw.ChipIDs() {
+		code, out, errs := edgetwin("simulate", "--soc", id, "--model", "llama-2-7b", "--format", "json", "--prompt", "64", "--gen", "8")
+		switch {
+		case code == 0 && json.Valid([]byte(out)):
+		case code == 2 && strings.Contains(errs, "does not fit: needs"):
+		default:
+			t.Errorf("%s: exit %d, %s", id, code, errs)
+		}
+	}
+}
+
+func TestDefaultTable(t *testing.T) {
+	code, out, errs := edgetwin("simulate", "--prompt", "64", "--gen", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"time to first token", "prefill", "decode", "TOPS", "DRAM", "L3 miss rate", "where time went", "memory stall"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBadInputExits2: every bad input is exit 2 with a one-line message
+// naming the problem, and nothing on stdout.
+func TestBadInputExits2(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badChip := write("bad.yaml", "name: x\nmemory:\n  dram: {type: LPDDR5, bandwidth: 10 GB/s, capacity: 8 GiB, speed: 3}\nunits: [{name: npu, kind: npu, peak: {int8: 1 TOPS}}]\n")
+	badConfig := write("config.json", "{\n  \"model_type\": \"llama\",\n  \"num_hidden_layers\": -3,\n  \"hidden_size\": 4096\n}\n")
+	binary := write("blob.yaml", "\x00\x01\x02\x03")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--prompt", "-5"}, "--prompt -5"},
+		{[]string{"simulate", "--gen", "-1"}, "--gen -1"},
+		{[]string{"simulate", "--batch", "0"}, "--batch 0"},
+		{[]string{"simulate", "--prompt", "many"}, "invalid argument"},
+		{[]string{"simulate", "--quant", "Q9_9"}, "Q9_9"},
+		{[]string{"simulate", "--kv-dtype", "F12"}, "F12"},
+		{[]string{"simulate", "--fidelity", "bogus"}, "--fidelity \"bogus\""},
+		{[]string{"simulate", "--format", "xml"}, "--format \"xml\""},
+		{[]string{"simulate", "--set", "memory.dram.speed=1"}, "unknown path"},
+		{[]string{"simulate", "--set", "memory.dram.bandwidth=fast"}, "not a bandwidth"},
+		{[]string{"simulate", "--set", "nonsense"}, "PATH=VALUE"},
+		{[]string{"simulate", "--set", "model.layers=0"}, "layers"},
+		{[]string{"simulate", "--soc", "no-such-chip"}, "no catalog chip"},
+		{[]string{"simulate", "--soc", filepath.Join(dir, "missing.yaml")}, "no such file"},
+		{[]string{"simulate", "--soc", badChip}, "bad.yaml:3: field memory.dram.speed"},
+		{[]string{"simulate", "--soc", binary}, "binary"},
+		{[]string{"simulate", "--model", badConfig}, "config.json:3: field num_hidden_layers"},
+		{[]string{"simulate", "--unit", "tpu"}, "--unit \"tpu\""},
+		{[]string{"simulate", "--soc", "raspberry-pi-5", "--quant", "F16"}, "does not fit: needs"},
+		{[]string{"simulate", "--bogus"}, "unknown flag"},
+		{[]string{"catalog", "show", "nope"}, "no catalog chip or model"},
+	} {
+		code, out, errs := edgetwin(tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, errs)
+		}
+		if !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, errs, tc.want)
+		}
+		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: message spans lines: %q", tc.args, errs)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
+		}
+	}
+}
+
+func TestCatalogShowRoundTrips(t *testing.T) {
+	code, out, _ := edgetwin("catalog")
+	if code != 0 || !strings.Contains(out, "seed-c") || !strings.Contains(out, "seed-moe-3b") {
+		t.Fatalf("catalog: exit %d\n%s", code, out)
+	}
+	for _, id := range hw.ChipIDs() {
+		code, out, errs := edgetwin("catalog", "show", id)
+		if code != 0 {
+			t.Fatalf("%s: %s", id, errs)
+		}
+		p := filepath.Join(t.TempDir(), id+".yaml")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shown, err := hw.LoadChip(p, nil)
+		if err != nil {
+			t.Fatalf("%s: shown YAML does not load: %v", id, err)
+		}
+		orig, _ := hw.LoadChip(id, nil)
+		a, _ := json.Marshal(orig.SoC)
+		b, _ := json.Marshal(shown.SoC)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: shown YAML loads to a different chip", id)
+		}
+	}
+}
+
+func TestCompletionOffersCatalogIDs(t *testing.T) {
+	code, out, _ := edgetwin("__complete", "simulate", "--soc", "seed")
+	if code != 0 || !strings.Contains(out, "seed-c") {
+		t.Errorf("completion of --soc: %q", out)
+	}
+	_, out, _ = edgetwin("__complete", "catalog", "show", "")
+	if !strings.Contains(out, "llama-2-7b") || !strings.Contains(out, "snapdragon-8-gen3") {
+		t.Errorf("completion of catalog show: %q", out)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/workloads"
+	"github.com/spf13/cobra"
+)
+
+// runFlags are the flags every command that runs the simulator shares.
+type runFlags struct {
+	soc, model, quant, kv, unit string
+	fidelity, format            string
+	prompt, gen, batch          int
+	seed                        uint64
+	sets                        []string
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.soc, "soc", hw.DefaultChip, "catalog chip id or a chip YAML file")
+	fl.StringVar(&f.model, "model", workloads.DefaultModel, "catalog model id, a model YAML file, or a Hugging Face config.json")
+	fl.StringVar(&f.quant, "quant", "Q4_0", "weight quantisation: F16, Q8_0, Q4_0, INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
+	fl.StringVar(&f.kv, "kv-dtype", "F16", "KV-cache element type (F16, Q8_0, Q4_0, INT8, ...)")
+	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
+	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
+	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
+	fl.IntVar(&f.batch, "batch", 1, "concurrent sequences")
+	fl.StringVar(&f.fidelity, "fidelity", string(sim.Tile), "model detail: analytic or tile")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (MoE routing)")
+	fl.StringVar(&f.format, "format", string(reports.Table), "output: table, json or csv")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a field, PATH=VALUE (chip paths unprefixed, model paths as model.PATH); repeatable")
+	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
+	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
+	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// completeIDs offers catalog ids, and files, for a flag.
+func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return ids(), cobra.ShellCompDirectiveDefault
+	}
+}
+
+// overrides splits --set values into chip and model overrides.
+func (f *runFlags) overrides() (chip, model []spec.Override, err error) {
+	for _, s := range f.sets {
+		o, err := spec.ParseOverride(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case strings.HasPrefix(o.Path, "model."):
+			o.Path = strings.TrimPrefix(o.Path, "model.")
+			model = append(model, o)
+		case strings.HasPrefix(o.Path, "scenario."):
+			return nil, nil, inputErrorf("--set %s: scenarios are not available yet", o.Path)
+		default:
+			chip = append(chip, o)
+		}
+	}
+	return chip, model, nil
+}
+
+// config loads everything the flags name into a simulation config for the
+// chip ref. Every error is the user's input.
+func (f *runFlags) config(chipRef string) (sim.Config, error) {
+	fid, err := sim.ParseFidelity(f.fidelity)
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	q, err := workloads.ParseQuant(f.quant)
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	kv, err := workloads.ParseKVFormat(f.kv)
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	chipSets, modelSets, err := f.overrides()
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	chip, err := hw.LoadChip(chipRef, chipSets)
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	model, err := workloads.LoadModel(f.model, modelSets)
+	if err != nil {
+		return sim.Config{}, inputErr(err)
+	}
+	return sim.Config{
+		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit,
+		Prompt: f.prompt, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
+	}, nil
+}
+
+func newSimulate() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "simulate",
+		Short: "Simulate one prompt and its generation on a chip",
+		Long: `simulate prefills a prompt and decodes tokens with a model on a chip, and
+prints time to first token, prefill and decode rates, the per-token spread,
+DRAM and L3 behaviour and where the time went.`,
+		Example: `  edgetwin simulate
+  edgetwin simulate --soc seed-c --model seed-moe-3b --prompt 128 --gen 64
+  edgetwin simulate --soc raspberry-pi-5 --model llama-3.2-1b --quant Q8_0 --format json
+  edgetwin simulate --set memory.dram.bandwidth=120GB/s`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			format, err := reports.ParseFormat(f.format)
+			if err != nil {
+				return inputErr(err)
+			}
+			cfg, err := f.config(f.soc)
+			if err != nil {
+				return err
+			}
+			r, err := sim.Run(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			return reports.WriteSimulate(cmd.OutOrStdout(), r, format)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}

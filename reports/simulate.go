@@ -1,0 +1,86 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// WriteSimulate prints one simulation result in format f.
+func WriteSimulate(w io.Writer, r *sim.Result, f Format) error {
+	switch f {
+	case JSON:
+		return WriteJSON(w, r)
+	case CSV:
+		return WriteCSV(w, r)
+	}
+	return SimulateTable(w, r)
+}
+
+// SimulateTable prints what an architect reads first: latency and rates,
+// how much of the chip's compute and bandwidth the run used, and where the
+// time went.
+func SimulateTable(w io.Writer, r *sim.Result) error {
+	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Fidelity)
+	fmt.Fprintf(w, "prompt %d · generate %d · batch %d · KV cache %s\n\n", r.Prompt, r.Gen, r.Batch, r.KVDtype)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(label, format string, args ...any) {
+		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))
+	}
+
+	row("time to first token", "%s", seconds(r.TTFT))
+	row("prefill", "%s   (%d tokens in %s)", rate(r.Prefill.TokensPerS), r.Prefill.Tokens, seconds(r.Prefill.Seconds))
+	d := r.Decode
+	row("decode", "%s   (%d tokens in %s)", rate(d.TokensPerS), d.Tokens, seconds(d.Seconds))
+	if d.MsPerToken.P50 != nil {
+		row("per token", "%.1f ms p50 · %.1f ms p99", *d.MsPerToken.P50, *d.MsPerToken.P99)
+	}
+	c := r.Compute
+	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
+	m := r.Memory
+	row("DRAM", "%s moved · %s of %s peak", units.Approx(m.DRAMBytes, units.KindBytes), pct(m.DRAMBWUtil), units.Approx(m.DRAMPeak, units.KindByteRate))
+	row("L3 miss rate", "%s of all accesses · %s of KV-cache accesses", pct(m.L3MissRate), pct(m.KVL3MissRate))
+	t := r.Time
+	if t.Total > 0 {
+		row("where time went", "compute %s · memory stall %s · dispatch %s · host %s",
+			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Host/t.Total))
+	}
+	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
+	assumed := 0
+	for _, p := range r.Provenance {
+		if strings.HasPrefix(p.Source, "assumed") || strings.Contains(p.Source, "(assumed)") {
+			assumed++
+		}
+	}
+	row("inputs", "%d figures, %d of them assumed (see --format json: provenance)", len(r.Provenance), assumed)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	return nil
+}
+
+func seconds(s float64) string {
+	switch {
+	case s == 0:
+		return "0 s"
+	case s < 1:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+func rate(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f tokens/s", *v)
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }

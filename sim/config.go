@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// Fidelity is how much detail a run simulates.
+type Fidelity string
+
+// The fidelities.
+const (
+	Analytic Fidelity = "analytic"
+	Tile     Fidelity = "tile"
+)
+
+// ParseFidelity reads a --fidelity value.
+func ParseFidelity(s string) (Fidelity, error) {
+	switch f := Fidelity(s); f {
+	case Analytic, Tile:
+		return f, nil
+	case "line":
+		return "", fmt.Errorf("--fidelity line is not available yet (it comes with the memory-hierarchy work); use analytic or tile")
+	}
+	return "", fmt.Errorf("--fidelity %q is not allowed: use analytic or tile", s)
+}
+
+// Config is one simulation's inputs.
+type Config struct {
+	Chip     *hw.Chip
+	Model    *workloads.Spec
+	Quant    workloads.Quant
+	KV       workloads.KVFormat
+	Unit     string // the unit that runs the matrix work; "" picks the fastest
+	Prompt   int    // prefill tokens per sequence
+	Gen      int    // decoded tokens per sequence
+	Batch    int    // concurrent sequences
+	Fidelity Fidelity
+	Seed     uint64
+}
+
+// InputError is a problem with the run's inputs (a model that does not fit,
+// a unit that does not exist): the CLI exits 2 on it.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// pickUnit returns the unit that runs the model's matrix work and the dtype
+// it computes in: the named one, or the one with the highest peak at its
+// compute dtype.
+func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
+	act := c.Quant.ActDtype(workloads.RoleFFN)
+	if c.Unit != "" {
+		u := c.Chip.Unit(c.Unit)
+		if u == nil {
+			return nil, "", inputErrorf("--unit %q: %s has no such unit; units: %s", c.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+		}
+		dt, ok := u.ComputeDtype(act)
+		if !ok {
+			return nil, "", inputErrorf("--unit %s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
+		}
+		return u, dt, nil
+	}
+	var best *hw.Unit
+	var bestDt dtype.Dtype
+	for i := range c.Chip.Units {
+		u := &c.Chip.Units[i]
+		dt, ok := u.ComputeDtype(act)
+		if ok && (best == nil || u.Peak[dt] > best.Peak[bestDt]) {
+			best, bestDt = u, dt
+		}
+	}
+	if best == nil {
+		return nil, "", inputErrorf("no unit of %s can run %s (activations %s)", c.Chip.ID, c.Quant, act)
+	}
+	return best, bestDt, nil
+}
+
+// Footprint is what a run keeps in DRAM.
+type Footprint struct {
+	Weights, KV float64 // bytes
+}
+
+// Total is weights plus KV cache.
+func (f Footprint) Total() float64 { return f.Weights + f.KV }
+
+func footprint(c *Config) Footprint {
+	ctx := c.Prompt + c.Gen
+	return Footprint{
+		Weights: c.Model.WeightBytes(c.Quant),
+		KV:      c.Model.KVBytesPerToken(c.KV) * float64(ctx) * float64(c.Batch),
+	}
+}
+
+// checkFit rejects a model the chip's DRAM cannot hold.
+func checkFit(c *Config) error {
+	f := footprint(c)
+	has := float64(c.Chip.Memory.DRAM.Capacity)
+	if f.Total() > has {
+		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s), has %s",
+			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), units.Approx(has, units.KindBytes))
+	}
+	return nil
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Chip == nil || c.Model == nil:
+		panic("sim: Config needs a chip and a model")
+	case c.Prompt < 0:
+		return inputErrorf("--prompt %d is not allowed: must be 0 or more", c.Prompt)
+	case c.Gen < 0:
+		return inputErrorf("--gen %d is not allowed: must be 0 or more", c.Gen)
+	case c.Batch < 1:
+		return inputErrorf("--batch %d is not allowed: must be 1 or more", c.Batch)
+	}
+	if c.Fidelity == "" {
+		c.Fidelity = Tile
+	}
+	return nil
+}
+
+// provenance joins the chip's and the model's provenance.
+func provenance(c *Config) []spec.Entry {
+	out := append([]spec.Entry(nil), c.Chip.Provenance...)
+	return append(out, c.Model.Provenance...)
+}

@@ -1,0 +1,283 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// minimalChip is CONTRACT.md's smallest valid chip: everything but the DRAM
+// and the NPU's peak is a default.
+const minimalChip = `name: Example phone SoC
+memory:
+  dram: {type: LPDDR5X, bandwidth: 68.3 GB/s, capacity: 16 GiB}
+units:
+  - {name: npu, kind: npu, peak: {int8: 45 TOPS}}
+`
+
+type opts struct {
+	chip, chipSrc, model, quant string
+	prompt, gen, batch          int
+	fidelity                    Fidelity
+	sets                        []string
+}
+
+func simulate(t testing.TB, o opts) *Result {
+	t.Helper()
+	r, err := try(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func try(o opts) (*Result, error) {
+	var sets []spec.Override
+	for _, s := range o.sets {
+		ov, err := spec.ParseOverride(s)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, ov)
+	}
+	var chip *hw.Chip
+	var err error
+	if o.chipSrc != "" {
+		chip, err = hw.Load("chip.yaml", []byte(o.chipSrc), sets)
+	} else {
+		chip, err = hw.LoadChip(o.chip, sets)
+	}
+	if err != nil {
+		return nil, err
+	}
+	model, err := workloads.LoadModel(or(o.model, "llama-2-7b"), nil)
+	if err != nil {
+		return nil, err
+	}
+	q, err := workloads.ParseQuant(or(o.quant, "Q4_0"))
+	if err != nil {
+		return nil, err
+	}
+	kv, _ := workloads.ParseKVFormat("F16")
+	return Run(context.Background(), Config{
+		Chip: chip, Model: model, Quant: q, KV: kv,
+		Prompt: o.prompt, Gen: o.gen, Batch: max(1, o.batch), Fidelity: o.fidelity, Seed: 1,
+	})
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func TestDoublingDRAMBandwidthSpeedsDecode(t *testing.T) {
+	base := simulate(t, opts{chipSrc: minimalChip, prompt: 64, gen: 8})
+	fast := simulate(t, opts{chipSrc: minimalChip, prompt: 64, gen: 8, sets: []string{"memory.dram.bandwidth=136.6GB/s"}})
+	ratio := *fast.Decode.TokensPerS / *base.Decode.TokensPerS
+	t.Logf("decode %.2f → %.2f tokens/s (×%.2f)", *base.Decode.TokensPerS, *fast.Decode.TokensPerS, ratio)
+	// Batch-1 decode of a 7B model is memory-bound: twice the bandwidth must
+	// give at least 1.6× the rate (issue 2).
+	if ratio < 1.6 {
+		t.Errorf("doubling DRAM bandwidth gave ×%.2f decode, want ≥ 1.6", ratio)
+	}
+	if base.Compute.StallMem < 0.5 {
+		t.Errorf("decode on the minimal chip should be memory-bound; stall_mem %.2f", base.Compute.StallMem)
+	}
+}
+
+func TestDoublingPeaksSpeedsPrefill(t *testing.T) {
+	base := simulate(t, opts{chipSrc: minimalChip, prompt: 512, gen: 0})
+	fast := simulate(t, opts{chipSrc: minimalChip, prompt: 512, gen: 0, sets: []string{
+		"units.npu.peak.int8=90TOPS", "units.cpu.peak.int8=2.56TOPS", "units.cpu.peak.fp16=1.28TOPS", "units.cpu.peak.fp32=640GOPS",
+	}})
+	ratio := *fast.Prefill.TokensPerS / *base.Prefill.TokensPerS
+	t.Logf("prefill %.0f → %.0f tokens/s (×%.2f)", *base.Prefill.TokensPerS, *fast.Prefill.TokensPerS, ratio)
+	// A 512-token prefill is compute-bound: twice every peak gives ≥ 1.3×.
+	if ratio < 1.3 {
+		t.Errorf("doubling every peak gave ×%.2f prefill, want ≥ 1.3", ratio)
+	}
+}
+
+func TestMoreBandwidthNeverSlowsDecode(t *testing.T) {
+	prev := 0.0
+	for _, bw := range []string{"17GB/s", "34GB/s", "68.3GB/s", "100GB/s", "200GB/s", "400GB/s"} {
+		r := simulate(t, opts{chipSrc: minimalChip, prompt: 32, gen: 4, sets: []string{"memory.dram.bandwidth=" + bw}})
+		if tps := *r.Decode.TokensPerS; tps < prev {
+			t.Errorf("bandwidth %s: %.2f tokens/s, slower than %.2f at less bandwidth", bw, tps, prev)
+		} else {
+			prev = tps
+		}
+	}
+}
+
+func TestQuantOrderingOnEveryChip(t *testing.T) {
+	for _, id := range hw.ChipIDs() {
+		var rates []float64
+		for _, q := range []string{"Q4_0", "Q8_0", "F16"} {
+			r, err := try(opts{chip: id, quant: q, prompt: 16, gen: 4})
+			var ie *InputError
+			if errors.As(err, &ie) && strings.Contains(err.Error(), "does not fit") {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s %s: %v", id, q, err)
+			}
+			rates = append(rates, *r.Decode.TokensPerS)
+		}
+		for i := 1; i < len(rates); i++ {
+			if rates[i] >= rates[i-1] {
+				t.Errorf("%s: decode rates Q4_0, Q8_0, F16 = %v; each must be slower than the one before", id, rates)
+			}
+		}
+	}
+}
+
+func TestLongerContextNeverSpeedsDecode(t *testing.T) {
+	prev := 0.0
+	for _, ctx := range []int{0, 128, 512, 1024, 2048, 4000} {
+		r := simulate(t, opts{chipSrc: minimalChip, prompt: ctx, gen: 2})
+		ms := *r.Decode.MsPerToken.P50
+		if ms < prev {
+			t.Errorf("context %d: %.2f ms/token, faster than %.2f ms at a shorter context", ctx, ms, prev)
+		}
+		prev = ms
+	}
+}
+
+func TestAnalyticAgreesWithTile(t *testing.T) {
+	// One sequence, one unit, nothing else running: no contention, so the
+	// roofline and the event simulation must agree within 5%.
+	for _, o := range []opts{
+		{chipSrc: minimalChip, prompt: 0, gen: 16},
+		{chipSrc: minimalChip, prompt: 512, gen: 0},
+		{chip: "seed-c", model: "seed-moe-3b", prompt: 128, gen: 8},
+	} {
+		tile := simulate(t, o)
+		o.fidelity = Analytic
+		ana := simulate(t, o)
+		for _, p := range [][2]*float64{{tile.Prefill.TokensPerS, ana.Prefill.TokensPerS}, {tile.Decode.TokensPerS, ana.Decode.TokensPerS}} {
+			if p[0] == nil {
+				continue
+			}
+			if d := math.Abs(*p[1] / *p[0] - 1); d > 0.05 {
+				t.Errorf("%+v: tile %.2f vs analytic %.2f tokens/s differ by %.1f%%", o, *p[0], *p[1], d*100)
+			}
+		}
+	}
+}
+
+func TestPhasesOfZeroTokens(t *testing.T) {
+	r := simulate(t, opts{chipSrc: minimalChip, prompt: 0, gen: 4})
+	if r.Prefill.Seconds != 0 || r.Prefill.TokensPerS != nil {
+		t.Errorf("--prompt 0: prefill %v s, rate %v; want 0 and null", r.Prefill.Seconds, r.Prefill.TokensPerS)
+	}
+	r = simulate(t, opts{chipSrc: minimalChip, prompt: 16, gen: 0})
+	if r.Decode.Seconds != 0 || r.Decode.TokensPerS != nil || r.Decode.MsPerToken.P50 != nil {
+		t.Errorf("--gen 0: decode must be 0 s with null rates")
+	}
+	if r.TTFT <= r.Prefill.Seconds {
+		t.Errorf("TTFT %v must include sampling after prefill %v", r.TTFT, r.Prefill.Seconds)
+	}
+}
+
+func TestDoesNotFit(t *testing.T) {
+	_, err := try(opts{chip: "raspberry-pi-5", quant: "F16", prompt: 16, gen: 4})
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "needs") || !strings.Contains(err.Error(), "has 8 GiB") {
+		t.Errorf("got %v, want an InputError saying does not fit: needs X, has 8 GiB", err)
+	}
+}
+
+func TestBadRunInputs(t *testing.T) {
+	for _, o := range []opts{
+		{chipSrc: minimalChip, prompt: -5, gen: 1},
+		{chipSrc: minimalChip, prompt: 1, gen: -1},
+		{chipSrc: minimalChip, prompt: 1, gen: 1, batch: -1},
+	} {
+		if o.batch < 0 {
+			_, err := runWithBatch(o, o.batch)
+			assertInputError(t, err)
+			continue
+		}
+		_, err := try(o)
+		assertInputError(t, err)
+	}
+}
+
+func runWithBatch(o opts, batch int) (*Result, error) {
+	chip, _ := hw.Load("chip.yaml", []byte(o.chipSrc), nil)
+	model, _ := workloads.LoadModel("llama-2-7b", nil)
+	q, _ := workloads.ParseQuant("Q4_0")
+	return Run(context.Background(), Config{Chip: chip, Model: model, Quant: q, Prompt: o.prompt, Gen: o.gen, Batch: batch})
+}
+
+func assertInputError(t *testing.T, err error) {
+	t.Helper()
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Errorf("got %v, want an InputError", err)
+	}
+}
+
+// TestDeterministic: the same inputs give byte-identical JSON, whether the
+// process has one core or two.
+func TestDeterministic(t *testing.T) {
+	encode := func() []byte {
+		r := simulate(t, opts{chip: "seed-c", model: "seed-moe-3b", prompt: 64, gen: 8})
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := encode()
+	if !bytes.Equal(first, encode()) {
+		t.Error("two runs differ")
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one := encode()
+	runtime.GOMAXPROCS(2)
+	var wg sync.WaitGroup
+	var two []byte
+	wg.Add(1)
+	go func() { defer wg.Done(); two = encode() }()
+	wg.Wait()
+	runtime.GOMAXPROCS(prev)
+	if !bytes.Equal(first, one) || !bytes.Equal(one, two) {
+		t.Error("runs with 1 and 2 cores differ")
+	}
+}
+
+func TestCountersAreFractions(t *testing.T) {
+	r := simulate(t, opts{chip: "seed-a", prompt: 128, gen: 8})
+	for name, v := range map[string]float64{
+		"dram_bw_util": r.Memory.DRAMBWUtil, "l3_miss_rate": r.Memory.L3MissRate, "kv_l3_miss_rate": r.Memory.KVL3MissRate,
+		"mac_util": r.Compute.MACUtil, "stall_mem": r.Compute.StallMem, "stall_issue": r.Compute.StallIssue,
+	} {
+		if v < 0 || v > 1 {
+			t.Errorf("%s = %v, want 0..1", name, v)
+		}
+	}
+	// Compute, memory stalls, dispatch and host sampling account for all of the time.
+	tm := r.Time
+	if got := tm.Compute + tm.MemoryStall + tm.Dispatch + tm.Host; math.Abs(got/tm.Total-1) > 1e-6 {
+		t.Errorf("time breakdown sums to %.6f s of %.6f s", got, tm.Total)
+	}
+	// llama-2-7b streams 3.8 GB of weights through an 8 MiB L3 every step:
+	// almost every access misses.
+	if r.Memory.L3MissRate < 0.9 {
+		t.Errorf("L3 miss rate %.2f, want > 0.9 when weights stream", r.Memory.L3MissRate)
+	}
+}
