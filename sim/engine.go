@@ -163,12 +163,14 @@ func (e *engine) tiles(op workloads.Op) []tile {
 	n := max(1, int(math.Ceil(stream/e.tile)))
 	compute := e.computeSeconds(op, stream) / float64(n)
 	ts := make([]tile, n)
+	slab := make([]span, n*len(whole)) // one allocation for every tile's spans
 	for i := range ts {
 		t := &ts[i]
 		t.compute = compute
-		for _, s := range whole {
+		t.spans = slab[i*len(whole) : (i+1)*len(whole)]
+		for k, s := range whole {
 			part := s.bytes / float64(n)
-			t.spans = append(t.spans, span{addr: s.addr + int64(part*float64(i)), bytes: part, kv: s.kv, write: s.write})
+			t.spans[k] = span{addr: s.addr + int64(part*float64(i)), bytes: part, kv: s.kv, write: s.write}
 		}
 	}
 	return ts

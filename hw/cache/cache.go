@@ -1,6 +1,9 @@
 package cache
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Geometry is the shape of a cache: Size = Ways × Block × sets.
 type Geometry struct {
@@ -23,13 +26,15 @@ func (g Geometry) Validate() error {
 	return nil
 }
 
-// Cache is a set-associative cache with LRU replacement.
+// Cache is a set-associative cache with LRU replacement. Each set keeps
+// its blocks in recency order, most recent first, so a hit moves one block
+// to the front and a miss shifts the set by one and drops the last.
 type Cache struct {
 	g     Geometry
 	sets  int64
-	tags  []int64  // per way; -1 when empty
-	stamp []uint64 // last-use time per way
-	now   uint64
+	ways  int64
+	shift uint    // log2(Block) when Block is a power of two, else 0
+	tags  []int64 // per set, most recent first; -1 when empty
 
 	Accesses, Misses int64 // counted in blocks
 }
@@ -40,8 +45,10 @@ func New(g Geometry) *Cache {
 	if err := g.Validate(); err != nil {
 		panic(err)
 	}
-	n := g.Sets() * int64(g.Ways)
-	c := &Cache{g: g, sets: g.Sets(), tags: make([]int64, n), stamp: make([]uint64, n)}
+	c := &Cache{g: g, sets: g.Sets(), ways: int64(g.Ways), tags: make([]int64, g.Sets()*int64(g.Ways))}
+	if g.Block&(g.Block-1) == 0 {
+		c.shift = uint(bits.TrailingZeros64(uint64(g.Block)))
+	}
 	for i := range c.tags {
 		c.tags[i] = -1
 	}
@@ -51,31 +58,31 @@ func New(g Geometry) *Cache {
 // Geometry returns the cache's shape.
 func (c *Cache) Geometry() Geometry { return c.g }
 
+func (c *Cache) block(addr int64) int64 {
+	if c.shift > 0 {
+		return addr >> c.shift
+	}
+	return addr / c.g.Block
+}
+
 // Access looks up the block holding addr and reports a hit. On a miss with
 // allocate set, the least recently used block of the set is replaced.
 func (c *Cache) Access(addr int64, allocate bool) bool {
-	c.now++
 	c.Accesses++
-	blk := addr / c.g.Block
-	base := (blk % c.sets) * int64(c.g.Ways)
-	end := base + int64(c.g.Ways)
-	tags, stamps := c.tags[base:end:end], c.stamp[base:end:end]
-	for w, tag := range tags {
+	blk := c.block(addr)
+	base := (blk % c.sets) * c.ways
+	set := c.tags[base : base+c.ways : base+c.ways]
+	for w, tag := range set {
 		if tag == blk {
-			stamps[w] = c.now
+			copy(set[1:w+1], set[:w])
+			set[0] = blk
 			return true
 		}
 	}
 	c.Misses++
 	if allocate {
-		victim := 0
-		for w, s := range stamps {
-			if s < stamps[victim] {
-				victim = w
-			}
-		}
-		tags[victim] = blk
-		stamps[victim] = c.now
+		copy(set[1:], set[:len(set)-1])
+		set[0] = blk
 	}
 	return false
 }
@@ -87,7 +94,7 @@ func (c *Cache) AccessRange(addr, n int64, allocate bool) (hitBytes int64) {
 		return 0
 	}
 	b := c.g.Block
-	for blk := addr / b; blk*b < addr+n; blk++ {
+	for blk := c.block(addr); blk*b < addr+n; blk++ {
 		lo, hi := max(blk*b, addr), min((blk+1)*b, addr+n)
 		if c.Access(blk*b, allocate) {
 			hitBytes += hi - lo
