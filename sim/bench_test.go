@@ -1,0 +1,27 @@
+package sim
+
+import "testing"
+
+// BenchmarkDefaultRun is `edgetwin simulate` on the embedded defaults:
+// llama-2-7b Q4_0 on the default chip, 512 prompt tokens and 128 decode
+// steps at tile fidelity. It reports how many simulated seconds run per
+// wall-clock second (the speed-up over real time).
+func BenchmarkDefaultRun(b *testing.B) {
+	var simulated float64
+	for i := 0; i < b.N; i++ {
+		r := simulate(b, opts{chip: "snapdragon-8-elite", prompt: 512, gen: 128})
+		simulated += r.Time.Total
+	}
+	b.ReportMetric(simulated/b.Elapsed().Seconds(), "sim-s/wall-s")
+}
+
+// BenchmarkDecodeStepAnalytic is the same decode at analytic fidelity, for
+// the ratio of tile to analytic cost.
+func BenchmarkDecodeStepAnalytic(b *testing.B) {
+	var simulated float64
+	for i := 0; i < b.N; i++ {
+		r := simulate(b, opts{chip: "snapdragon-8-elite", prompt: 512, gen: 128, fidelity: Analytic})
+		simulated += r.Time.Total
+	}
+	b.ReportMetric(simulated/b.Elapsed().Seconds(), "sim-s/wall-s")
+}
