@@ -84,6 +84,11 @@ func DecodeModel(file string, data []byte, sets []spec.Override) (*Spec, error) 
 	if err := doc.Apply(sets, &Model{}); err != nil {
 		return nil, err
 	}
+	// The one optional field a model file may leave out; head_dim, when
+	// absent, is hidden / heads (HeadDimension), not an assumption.
+	if err := doc.Default("ffn_kind", FFNGated, &Model{}, "assumed"); err != nil {
+		return nil, err
+	}
 	var m Model
 	if err := doc.Decode(&m); err != nil {
 		return nil, err
