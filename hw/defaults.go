@@ -17,11 +17,14 @@ var Defaults = []Default{
 	{"memory.dram.seq_efficiency", "0.7", "long sequential LPDDR streams on phone SoCs reach roughly 60–80% of peak; the middle of that range"},
 	{"memory.dram.random_penalty", "4", "random 4 KiB reads pay row misses and bank conflicts; several times slower than sequential"},
 	{"memory.dram.latency", "110 ns", "typical load-to-use latency of LPDDR5 behind a phone SoC's fabric (100–130 ns)"},
+	{"memory.dram.row_size", "2 KiB", "the page size of an LPDDR5 x16 channel (JESD209-5: 2 KB per bank row)"},
 	{"memory.l3.size", "8 MiB", "a flagship phone SoC's system-level cache is 6–12 MiB"},
 	{"memory.l3.ways", "16", "common associativity of system-level caches"},
 	{"memory.l3.line", "64 B", "the line size of every Arm system cache"},
 	{"memory.l3.bandwidth", "100 GB/s", "system caches deliver 1.3–2× LPDDR5X peak to a single client"},
 	{"memory.l3.latency", "25 ns", "system-level cache hit latency on phone SoCs (20–30 ns)"},
+	{"memory.l3.replacement", "lru", "the textbook policy; vendors rarely document theirs"},
+	{"policy", "naive", "no placement tuning: every tensor allocates in the whole L3"},
 	{"storage.read_bandwidth", "2 GB/s", "UFS 3.1 sequential read; UFS 4.0 phones reach about 4 GB/s"},
 	{"dma.channels", "4", "NPU DMA engines expose a handful of channels"},
 	{"dma.setup", "500 ns", "descriptor write and doorbell per transfer"},
@@ -35,6 +38,8 @@ var Defaults = []Default{
 	{"units.{npu}.gemm_efficiency", "0.8", "edge tiles, pipeline fill and requantisation not modelled elsewhere"},
 	{"units.{npu}.gemv_efficiency", "1", "the MAC array model already accounts for GEMV under-use"},
 	{"units.{npu}.dispatch", "5 us", "per-operator driver and firmware cost inside a compiled graph"},
+	{"units.{npu}.sram_banks", "16", "scratchpads are split into 8–32 banks"},
+	{"units.{npu}.fallback_sync", "50 us", "NPU-to-CPU hand-off: interrupt, cache maintenance, CPU wake-up and back"},
 
 	{"units.{gpu}.clock", "1 GHz", "mobile GPUs run at 0.8–1.4 GHz"},
 	{"units.{gpu}.sram", "1 MiB", "on-chip GPU memory (GMEM/tile buffers) of about 1 MiB"},
@@ -42,6 +47,8 @@ var Defaults = []Default{
 	{"units.{gpu}.gemm_efficiency", "0.6", "mobile GPU GEMM kernels reach about 50–70% of peak"},
 	{"units.{gpu}.gemv_efficiency", "0.5", "GEMV kernels are bound by loads, not FMAs"},
 	{"units.{gpu}.dispatch", "10 us", "kernel launch cost of OpenCL/Vulkan/Metal on phones"},
+	{"units.{gpu}.sram_banks", "32", "GPU on-chip memory banks"},
+	{"units.{gpu}.fallback_sync", "30 us", "GPU queue flush and CPU wake-up per hand-off"},
 
 	{"units.{cpu}.cores", "8", "phone CPUs have 8 cores"},
 	{"units.{cpu}.clock", "2.5 GHz", "the middle of a phone CPU's big and little clocks"},
@@ -51,6 +58,8 @@ var Defaults = []Default{
 	{"units.{cpu}.gemm_efficiency", "0.5", "quantised GEMM on NEON reaches about half of peak"},
 	{"units.{cpu}.gemv_efficiency", "0.5", "quantised GEMV spends half its time unpacking"},
 	{"units.{cpu}.dispatch", "2 us", "thread wake-up and barrier per operator"},
+	{"units.{cpu}.sram_banks", "8", "L2 banks of a core cluster"},
+	{"units.{cpu}.fallback_sync", "0 s", "the CPU runs its own fallbacks"},
 
 	{"units.{dsp}.clock", "1 GHz", "phone DSPs run near 1 GHz"},
 	{"units.{dsp}.sram", "2 MiB", "DSP tightly coupled memory"},
@@ -58,6 +67,8 @@ var Defaults = []Default{
 	{"units.{dsp}.gemm_efficiency", "0.6", "vector DSP GEMM efficiency"},
 	{"units.{dsp}.gemv_efficiency", "0.6", "vector DSP GEMV efficiency"},
 	{"units.{dsp}.dispatch", "10 us", "FastRPC call cost per operator"},
+	{"units.{dsp}.sram_banks", "16", "DSP memory banks"},
+	{"units.{dsp}.fallback_sync", "50 us", "FastRPC return and CPU wake-up per hand-off"},
 }
 
 // DefaultCPU is the CPU unit added to a chip that names none: every chip has

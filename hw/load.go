@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
@@ -181,6 +182,13 @@ func validate(doc *spec.Doc, s *SoC) error {
 	}
 	if sets != float64(int64(sets)) || sets < 1 {
 		return doc.Errorf("memory.l3.size", "%s is not a whole number of sets of ways × line = %d × %s", c.Size, c.Ways, c.Line)
+	}
+	for _, u := range s.Units {
+		for _, op := range u.Ops {
+			if !slices.Contains(Operators, op) {
+				return doc.Errorf("units."+u.Name+".ops", "%q is not an operator: use %s", op, strings.Join(Operators, ", "))
+			}
+		}
 	}
 	for _, name := range c.SharedBy {
 		if s.Unit(name) == nil {

@@ -8,15 +8,18 @@ import (
 // SoC is a chip as the simulator sees it. Field paths (memory.dram.bandwidth,
 // units.npu.peak.int8) are the YAML paths of CONTRACT.md.
 type SoC struct {
-	Name     string            `yaml:"name" spec:"required"`
-	Vendor   string            `yaml:"vendor,omitempty"`
-	Process  string            `yaml:"process,omitempty"`
-	PriceUSD float64           `yaml:"price_usd,omitempty" spec:"nonneg"`
-	Memory   Memory            `yaml:"memory" spec:"required"`
-	Units    []Unit            `yaml:"units" spec:"required"`
-	Storage  Storage           `yaml:"storage,omitempty"`
-	DMA      DMA               `yaml:"dma,omitempty"`
-	Sources  map[string]string `yaml:"sources,omitempty"`
+	Name     string  `yaml:"name" spec:"required"`
+	Vendor   string  `yaml:"vendor,omitempty"`
+	Process  string  `yaml:"process,omitempty"`
+	PriceUSD float64 `yaml:"price_usd,omitempty" spec:"nonneg"`
+	Memory   Memory  `yaml:"memory" spec:"required"`
+	Units    []Unit  `yaml:"units" spec:"required"`
+	Storage  Storage `yaml:"storage,omitempty"`
+	// Policy names the placement policy the chip's runtime uses by default
+	// (a built-in id such as naive or kv-first, or a file).
+	Policy  string            `yaml:"policy,omitempty"`
+	DMA     DMA               `yaml:"dma,omitempty"`
+	Sources map[string]string `yaml:"sources,omitempty"`
 }
 
 // Memory is the hierarchy shared by all units: LPDDR and the last-level
@@ -43,6 +46,8 @@ type DRAM struct {
 	// sequential ones.
 	RandomPenalty float64       `yaml:"random_penalty,omitempty" spec:"positive"`
 	Latency       units.Seconds `yaml:"latency,omitempty"`
+	// RowSize is the DRAM page: accesses within an open row are row hits.
+	RowSize units.Bytes `yaml:"row_size,omitempty"`
 }
 
 // Cache is a set-associative cache. Size must equal ways × line × sets.
@@ -55,6 +60,21 @@ type Cache struct {
 	Latency   units.Seconds        `yaml:"latency,omitempty"`
 	// SharedBy names the units that allocate in this cache; empty means all.
 	SharedBy []string `yaml:"shared_by,omitempty"`
+	// Replacement is the replacement policy: lru, or srrip (scan-resistant).
+	Replacement string `yaml:"replacement,omitempty" spec:"oneof=lru|srrip"`
+}
+
+// Shares reports whether unit name allocates in the cache.
+func (c Cache) Shares(name string) bool {
+	if len(c.SharedBy) == 0 {
+		return true
+	}
+	for _, n := range c.SharedBy {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // NumSets is size / (ways × line), the number of sets.
@@ -83,6 +103,7 @@ type Unit struct {
 	OPP           []OPP                `yaml:"opp,omitempty"`
 	SRAM          units.Bytes          `yaml:"sram,omitempty"`
 	SRAMBandwidth units.BytesPerSecond `yaml:"sram_bandwidth,omitempty"`
+	SRAMBanks     int                  `yaml:"sram_banks,omitempty" spec:"positive"`
 	MAC           MACArray             `yaml:"mac,omitempty"`
 	Cores         int                  `yaml:"cores,omitempty" spec:"positive"`
 	SIMDBits      int                  `yaml:"simd_bits,omitempty" spec:"positive"`
@@ -93,6 +114,29 @@ type Unit struct {
 	// Dispatch is the fixed driver cost per dispatched operator (a kernel
 	// launch on a GPU).
 	Dispatch units.Seconds `yaml:"dispatch,omitempty"`
+	// Ops lists the operators the unit runs (see Operators); empty means
+	// all. An operator it lacks falls back to the CPU.
+	Ops []string `yaml:"ops,omitempty"`
+	// FallbackSync is the cost of handing an operator to the CPU and back:
+	// interrupt, cache maintenance and wake-up, paid once per fallback.
+	FallbackSync units.Seconds `yaml:"fallback_sync,omitempty"`
+}
+
+// Operators is the vocabulary of operator kinds a unit's `ops` may list;
+// it is the set of kinds workloads.Lower emits.
+var Operators = []string{"embed", "norm", "matmul", "rope", "attention", "activation", "residual", "router"}
+
+// Supports reports whether the unit runs operator kind op.
+func (u *Unit) Supports(op string) bool {
+	if len(u.Ops) == 0 {
+		return true
+	}
+	for _, o := range u.Ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
 }
 
 // OPP is one operating point: a clock and the voltage it needs.

@@ -36,9 +36,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q, %v) = %v", s, k, v)
 			case k == KindTemperature && v == 0 && math.Signbit(v):
 				t.Fatalf("Parse(%q, %v) = -0", s, k)
-			case k == KindFraction && (v < 0 || math.Signbit(v)):
-				t.Fatalf("Parse(%q, %v) = %v, a negative fraction", s, k, v)
-			case k != KindTemperature && k != KindFraction && v <= 0:
+			case k.mayBeZero() && (v < 0 || math.Signbit(v)):
+				t.Fatalf("Parse(%q, %v) = %v, negative", s, k, v)
+			case k != KindTemperature && !k.mayBeZero() && v <= 0:
 				t.Fatalf("Parse(%q, %v) = %v, not positive", s, k, v)
 			}
 			out := Format(v, k)

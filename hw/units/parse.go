@@ -38,13 +38,13 @@ func Parse(s string, k Kind) (float64, error) {
 		return 0, err
 	}
 	switch {
-	case k == KindFraction && neg && nonzero:
+	case k.mayBeZero() && neg && nonzero:
 		return 0, fmt.Errorf("%s: %s must not be negative", quote(t), withArticle(k.String()))
-	case k != KindFraction && k != KindTemperature && (neg || !nonzero):
+	case !k.mayBeZero() && k != KindTemperature && (neg || !nonzero):
 		return 0, fmt.Errorf("%s: %s must be positive", quote(t), withArticle(k.String()))
 	case math.IsInf(v, 0):
 		return 0, fmt.Errorf("%s is too large for %s", quote(t), withArticle(k.String()))
-	case v == 0 && nonzero && k != KindFraction && k != KindTemperature:
+	case v == 0 && nonzero && !k.mayBeZero() && k != KindTemperature:
 		return 0, fmt.Errorf("%s is too small for %s: it rounds to zero", quote(t), withArticle(k.String()))
 	}
 	if v == 0 {
@@ -52,6 +52,11 @@ func Parse(s string, k Kind) (float64, error) {
 	}
 	return v, nil
 }
+
+// mayBeZero reports whether a quantity of kind k may be zero: a fraction,
+// or a duration (a cost that is absent). Sizes, rates, peaks, clocks and
+// the rest must be positive.
+func (k Kind) mayBeZero() bool { return k == KindFraction || k == KindDuration }
 
 // parseValue converts t (non-empty, trimmed) to base units of k. It also
 // reports whether t was written with a minus sign and whether any digit of

@@ -261,9 +261,9 @@ var errorCases = []errorCase{
 	{"1 Wh", KindPower, []string{"Wh is an energy, not a power", "ACCEPTED"}},
 	// Negative values.
 	{"-5 GB", KindBytes, []string{`"-5 GB": a size must be positive`}},
-	{"-1 ms", KindDuration, []string{"a duration must be positive"}},
-	{"-1h30m", KindDuration, []string{"a duration must be positive"}},
-	{"-5m", KindDuration, []string{"a duration must be positive"}},
+	{"-1 ms", KindDuration, []string{"a duration must not be negative"}},
+	{"-1h30m", KindDuration, []string{"a duration must not be negative"}},
+	{"-5m", KindDuration, []string{"a duration must not be negative"}},
 	{"-2 GHz", KindFrequency, []string{"a frequency must be positive"}},
 	{"-1e999 GB", KindBytes, []string{"a size must be positive"}},
 	{"-0.1", KindFraction, []string{`"-0.1": a fraction must not be negative`}},
@@ -274,8 +274,6 @@ var errorCases = []errorCase{
 	{"0 B", KindBytes, []string{`"0 B": a size must be positive`}},
 	{"0", KindByteRate, []string{"a bandwidth must be positive"}},
 	{"0.0 GB/s", KindByteRate, []string{"a bandwidth must be positive"}},
-	{"0s", KindDuration, []string{"a duration must be positive"}},
-	{"0h0m", KindDuration, []string{"a duration must be positive"}},
 	{"0e5 Hz", KindFrequency, []string{"a frequency must be positive"}},
 	{"-0 W", KindPower, []string{"a power must be positive"}},
 	{"0 KiB", KindBytes, []string{"a size must be positive"}},
@@ -294,8 +292,6 @@ var errorCases = []errorCase{
 	// Too small: a positive quantity that rounds to zero.
 	{"1e-400 B", KindBytes, []string{`"1e-400 B" is too small for a size: it rounds to zero`}},
 	{"1e-330 KiB", KindBytes, []string{"too small"}},
-	{"1e-999999999999 h", KindDuration, []string{"too small"}},
-	{"0." + strings.Repeat("0", 400) + "1h", KindDuration, []string{"too small"}},
 	{"1e-400 mW", KindPower, []string{"too small"}},
 }
 
