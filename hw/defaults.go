@@ -24,7 +24,7 @@ var Defaults = []Default{
 	{"memory.l3.bandwidth", "100 GB/s", "system caches deliver 1.3–2× LPDDR5X peak to a single client"},
 	{"memory.l3.latency", "25 ns", "system-level cache hit latency on phone SoCs (20–30 ns)"},
 	{"memory.l3.replacement", "lru", "the textbook policy; vendors rarely document theirs"},
-	{"policy", "naive", "no placement tuning: every tensor allocates in the whole L3"},
+	{"policy", "stream-weights", "a runtime that streams weights past the L3 and keeps it for the KV cache and activations; naive and kv-first are the teaching extremes"},
 	{"storage.read_bandwidth", "2 GB/s", "UFS 3.1 sequential read; UFS 4.0 phones reach about 4 GB/s"},
 	{"dma.channels", "4", "NPU DMA engines expose a handful of channels"},
 	{"dma.setup", "500 ns", "descriptor write and doorbell per transfer"},

@@ -25,7 +25,7 @@ func WriteSimulate(w io.Writer, r *sim.Result, f Format) error {
 // how much of the chip's compute and bandwidth the run used, and where the
 // time went.
 func SimulateTable(w io.Writer, r *sim.Result) error {
-	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Fidelity)
+	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Policy, r.Fidelity)
 	fmt.Fprintf(w, "prompt %d · generate %d · batch %d · KV cache %s\n\n", r.Prompt, r.Gen, r.Batch, r.KVDtype)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(label, format string, args ...any) {
@@ -43,11 +43,29 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
 	m := r.Memory
 	row("DRAM", "%s moved · %s of %s peak", units.Approx(m.DRAMBytes, units.KindBytes), pct(m.DRAMBWUtil), units.Approx(m.DRAMPeak, units.KindByteRate))
-	row("L3 miss rate", "%s of all accesses · %s of KV-cache accesses", pct(m.L3MissRate), pct(m.KVL3MissRate))
+	row("L3 miss rate", "%s of all accesses · %s of KV-cache accesses (decode: %s, KV %s)",
+		pct(m.L3MissRate), pct(m.KVL3MissRate), pct(m.Decode.L3MissRate), pct(m.Decode.KVL3MissRate))
+	if m.KVResidentBytes > 0 {
+		row("KV in SRAM", "%s of %s kept resident", units.Approx(m.KVResidentBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
+	}
 	t := r.Time
 	if t.Total > 0 {
-		row("where time went", "compute %s · memory stall %s · dispatch %s · host %s",
-			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Host/t.Total))
+		row("where time went", "compute %s · memory stall %s · dispatch %s · fallback %s · host %s",
+			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Fallback/t.Total), pct(t.Host/t.Total))
+	}
+	for _, f := range r.Fallbacks {
+		row("fallback to "+f.Unit, "%s ×%d: %s, %s copied", f.Op, f.Count, seconds(f.Seconds), units.Approx(f.CopyBytes, units.KindBytes))
+	}
+	var flags []string
+	for _, h := range r.Health {
+		mark := "ok"
+		if !h.OK {
+			mark = "FLAG"
+		}
+		flags = append(flags, fmt.Sprintf("%s %s (%s %s)", h.Counter, pct(h.Value), mark, h.Threshold))
+	}
+	if len(flags) > 0 {
+		row("profiler", "%s", strings.Join(flags, " · "))
 	}
 	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	assumed := 0

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -9,46 +10,54 @@ import (
 // analyticPass is a roofline per operator: the larger of its dispatch plus
 // compute time and the time its bytes take to arrive (the DMA of an
 // operator's data is programmed before the unit dispatches it, as in the
-// tile fidelity), with no overlap between operators. L3 hits are estimated from whether the
-// pass's streamed bytes fit in the L3 (then everything after the first
-// pass hits) or not (nothing does).
+// tile fidelity), with no overlap between operators.
+//
+// The L3 is estimated per class instead of simulated: after the first
+// pass, a class whose bytes per pass fit in the ways it may use hits; one
+// that does not fit misses, except that locked lines keep the share that
+// fits.
 func (e *engine) analyticPass(ops []workloads.Op) float64 {
-	var total, passBytes float64
+	var perClass [numClasses]float64
 	for _, op := range ops {
-		for _, s := range e.spansOf(op) {
-			passBytes += s.bytes
+		if e.fallsBack(op) {
+			continue
+		}
+		spans, _ := e.spansOf(op)
+		for _, s := range spans {
+			if !s.write {
+				perClass[s.class] += s.bytes
+			}
 		}
 	}
-	hitFrac := 0.0
-	if e.passes > 0 && passBytes <= float64(e.cfg.Chip.Memory.L3.Size) {
-		hitFrac = 1
-	}
+	hit := e.analyticHits(perClass)
 	e.passes++
+	var total float64
 	for _, op := range ops {
-		var fromDRAM, fromL3, streamed float64
-		for _, s := range e.spansOf(op) {
+		if e.fallsBack(op) {
+			total += e.analyticFallback(op)
+			continue
+		}
+		spans, resident := e.spansOf(op)
+		var dram, l3, streamed float64
+		for _, s := range spans {
 			streamed += s.bytes
-			lines := s.bytes / e.line
-			e.st.l3Lines += lines
-			e.st.l3MissLines += lines * (1 - hitFrac)
-			if s.kv {
-				e.st.kvLines += lines
-				e.st.kvMissLines += lines * (1 - hitFrac)
-			}
+			h := hit[s.class]
+			e.countL3(s.class, s.bytes, s.bytes*(1-h))
 			if s.write {
-				fromDRAM += s.bytes
+				dram += e.dramCost(s, s.bytes)
+				e.countDRAM(s.bytes)
 				continue
 			}
-			fromL3 += s.bytes * hitFrac
-			fromDRAM += s.bytes * (1 - hitFrac)
+			l3 += s.bytes * h
+			dram += e.dramCost(s, s.bytes*(1-h))
+			e.countDRAM(s.bytes * (1 - h))
+			e.st.l3HitBytes += s.bytes * h
 		}
-		e.st.dramBytes += fromDRAM
-		e.st.l3HitBytes += fromL3
 		e.st.ops += op.FLOPs
 		d := float64(e.unit.Dispatch)
-		compute := e.computeSeconds(op, streamed)
-		mem := fromDRAM/e.dramBW + fromL3/e.l3BW
-		if op.Touch(workloads.Weights)+op.Touch(workloads.KVRead) > 0 {
+		compute := e.computeSeconds(op, streamed, resident)
+		mem := dram/e.dramBW + l3/e.l3BW
+		if len(spans) > 0 {
 			mem += float64(e.cfg.Chip.DMA.Setup)
 		}
 		e.st.dispatch += d
@@ -57,4 +66,49 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 		total += math.Max(d+compute, mem)
 	}
 	return total
+}
+
+// analyticHits estimates each class's L3 hit fraction for this pass.
+func (e *engine) analyticHits(perClass [numClasses]float64) [numClasses]float64 {
+	var hit [numClasses]float64
+	if e.l3c == nil || e.passes == 0 {
+		return hit
+	}
+	ways := float64(e.cfg.Chip.Memory.L3.Ways)
+	var shared float64 // bytes of the classes that share the unreserved ways
+	for c := range perClass {
+		if r := e.requests[c]; r.Allocate && !r.Lock && r.Ways == e.shared {
+			shared += perClass[c]
+		}
+	}
+	for c, bytes := range perClass {
+		r := e.requests[c]
+		if !r.Allocate || bytes == 0 {
+			continue
+		}
+		capacity := e.l3Size * float64(bits.OnesCount64(uint64(r.Ways))) / ways
+		switch {
+		case r.Lock:
+			hit[c] = math.Min(1, capacity/bytes)
+		case bytes <= capacity && shared <= capacity:
+			hit[c] = 1
+		}
+	}
+	return hit
+}
+
+// analyticFallback charges a fallback operator: two hand-offs, the copies
+// through DRAM and the CPU's compute, one after the other.
+func (e *engine) analyticFallback(op workloads.Op) float64 {
+	copies := 2 * op.Touch(workloads.Activations)
+	moved := copies + op.Touch(workloads.Weights)
+	t := 2*float64(e.unit.FallbackSync) + moved/e.dramBW + e.hostSeconds(op)
+	f := e.fallbackOf(string(op.Kind))
+	f.Count++
+	f.CopyBytes += copies
+	f.Seconds += t
+	e.st.fallback += t
+	e.countDRAM(moved)
+	e.st.ops += op.FLOPs
+	return t
 }

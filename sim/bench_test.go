@@ -25,3 +25,18 @@ func BenchmarkDecodeStepAnalytic(b *testing.B) {
 	}
 	b.ReportMetric(simulated/b.Elapsed().Seconds(), "sim-s/wall-s")
 }
+
+// BenchmarkDecodeStepTileVsLine times the decode steps of the teaching
+// case (seed-moe-3b on seed-c with a 3 MiB L3, naive placement so every
+// byte goes through the simulated L3) at tile and line fidelity; compare
+// the two ns/op for the cost ratio per decode step.
+func BenchmarkDecodeStepTileVsLine(b *testing.B) {
+	for _, f := range []Fidelity{Tile, Line} {
+		b.Run(string(f), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				simulateWith(b, opts{chip: "seed-c", model: "seed-moe-3b", prompt: 0, gen: 4, sets: []string{"memory.l3.size=3MiB"}}, "naive", f)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4), "ns/step")
+		})
+	}
+}

@@ -16,19 +16,18 @@ type Fidelity string
 
 // The fidelities.
 const (
-	Analytic Fidelity = "analytic"
-	Tile     Fidelity = "tile"
+	Analytic Fidelity = "analytic" // a roofline per operator
+	Tile     Fidelity = "tile"     // the event simulation, L3 tracked in blocks
+	Line     Fidelity = "line"     // the event simulation, L3 tracked line by line
 )
 
 // ParseFidelity reads a --fidelity value.
 func ParseFidelity(s string) (Fidelity, error) {
 	switch f := Fidelity(s); f {
-	case Analytic, Tile:
+	case Analytic, Tile, Line:
 		return f, nil
-	case "line":
-		return "", fmt.Errorf("--fidelity line is not available yet (it comes with the memory-hierarchy work); use analytic or tile")
 	}
-	return "", fmt.Errorf("--fidelity %q is not allowed: use analytic or tile", s)
+	return "", fmt.Errorf("--fidelity %q is not allowed: use analytic, tile or line", s)
 }
 
 // Config is one simulation's inputs.
@@ -37,10 +36,11 @@ type Config struct {
 	Model    *workloads.Spec
 	Quant    workloads.Quant
 	KV       workloads.KVFormat
-	Unit     string // the unit that runs the matrix work; "" picks the fastest
-	Prompt   int    // prefill tokens per sequence
-	Gen      int    // decoded tokens per sequence
-	Batch    int    // concurrent sequences
+	Unit     string  // the unit that runs the matrix work; "" picks the fastest
+	Policy   *Policy // tensor placement; nil takes the chip's (memory policy)
+	Prompt   int     // prefill tokens per sequence
+	Gen      int     // decoded tokens per sequence
+	Batch    int     // concurrent sequences
 	Fidelity Fidelity
 	Seed     uint64
 }
@@ -126,6 +126,13 @@ func (c *Config) validate() error {
 	}
 	if c.Fidelity == "" {
 		c.Fidelity = Tile
+	}
+	if c.Policy == nil {
+		p, err := LoadPolicy(c.Chip.Policy)
+		if err != nil {
+			return err
+		}
+		c.Policy = p
 	}
 	return nil
 }

@@ -7,58 +7,116 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/cache"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim/des"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// Tile sizes: a quarter of the unit's SRAM (two buffers in flight, each
-// at most half of what is left for activations), clamped so a tile is
-// neither a DMA descriptor's worth nor a whole layer.
+// Tile sizes: a quarter of the SRAM left for streaming (two buffers in
+// flight, each at most half of what is left beside activations), clamped
+// so a tile is neither a DMA descriptor's worth nor a whole layer.
 const (
 	minTileBytes = 64 << 10
 	maxTileBytes = 1 << 20
-	// minCacheBlock is the coarsest granularity the tile fidelity tracks
-	// the L3 at; blocks never exceed 1/64 of a way.
-	minCacheBlock = 32 << 10
 	// sampleOpsPerLogit is the host work to sample one token: softmax,
 	// top-k/top-p filtering and the draw, about five operations per logit.
 	sampleOpsPerLogit = 5
+	// randomRun is the access size at which memory.dram.random_penalty is
+	// defined: random 4 KiB reads.
+	randomRun = 4096
 )
 
-// engine executes lowered operators on one chip.
+// engine executes lowered operators on one chip under one placement
+// policy. It is built once per run and keeps the L3's state across passes.
 type engine struct {
 	cfg  *Config
+	pol  *Policy
 	unit *hw.Unit // runs the matrix work
 	dt   dtype.Dtype
 	vdt  dtype.Dtype // dtype of vector work on unit
-	host *hw.Unit    // the CPU: sampling
+	host *hw.Unit    // the CPU: sampling and fallbacks
 
 	sim      *des.Sim
 	dram, l3 *des.Link
-	l3c      *cache.Cache
-	line     float64
-	tile     float64
-	kvLayer  float64 // KV bytes per token per layer, all sequences
-	layout   layout
-	st       stats
 	dramBW   float64 // achievable sequential DRAM bandwidth, bytes/s
 	l3BW     float64
-	passes   int            // passes run so far (the analytic L3 estimate needs it)
-	work     workloads.Work // the pass being run
+	l3c      *cache.Cache // nil when the unit does not share the L3
+	l3Size   float64
+	line     float64
+	requests [numClasses]cache.Request // how each class touches the L3
+	shared   cache.WayMask             // the ways no class reserved
+	dma      *dmaQueue
+
+	tile      float64 // streamed bytes per tile
+	buffers   int     // tiles that fit in SRAM at once
+	actBudget float64 // bytes of activations an operator keeps in SRAM
+	// kvResident is the KV-cache bytes per layer kept in SRAM (home sram).
+	kvResident float64
+	kvLayer    float64 // KV bytes per token per layer, all sequences
+	// rowMiss is the DRAM cost, in bytes of sequential transfer, of a run
+	// that opens a new row: (random_penalty − 1) × 4 KiB, so that random
+	// 4 KiB reads take random_penalty times as long as sequential ones.
+	rowMiss float64
+	rowSize float64
+
+	layout layout
+	st     stats
+	passes int            // passes run so far (the analytic L3 estimate needs it)
+	clock  float64        // seconds of the run so far, for the bandwidth samples
+	work   workloads.Work // the pass being run
 }
 
-// stats are the run's counters, in seconds, bytes and cache lines.
+// counters are the run's additive figures, in seconds, bytes and cache
+// lines; decode steps that are not simulated add an interpolated share.
+type counters struct {
+	compute, stallMem, dispatch, host, fallback float64
+	bankConflict                                float64
+	ops                                         float64
+	dramBytes, l3HitBytes, sramBytes            float64
+	lines, missLines                            [2][numClasses]float64 // by phase
+	dramByPhase                                 [2]float64
+}
+
+// add sets c to c + k·d.
+func (c *counters) add(d counters, k float64) {
+	c.compute += k * d.compute
+	c.stallMem += k * d.stallMem
+	c.dispatch += k * d.dispatch
+	c.host += k * d.host
+	c.fallback += k * d.fallback
+	c.bankConflict += k * d.bankConflict
+	c.ops += k * d.ops
+	c.dramBytes += k * d.dramBytes
+	c.l3HitBytes += k * d.l3HitBytes
+	c.sramBytes += k * d.sramBytes
+	for p := range c.lines {
+		for k2 := range c.lines[p] {
+			c.lines[p][k2] += k * d.lines[p][k2]
+			c.missLines[p][k2] += k * d.missLines[p][k2]
+		}
+		c.dramByPhase[p] += k * d.dramByPhase[p]
+	}
+}
+
+// minus is c − o.
+func (c counters) minus(o counters) counters {
+	o2 := c
+	o2.add(o, -1)
+	return o2
+}
+
+// stats are the run's counters plus what is not additive.
 type stats struct {
-	compute, stallMem, dispatch, host float64
-	ops                               float64
-	dramBytes, l3HitBytes             float64
-	l3Lines, l3MissLines              float64
-	kvLines, kvMissLines              float64
+	counters
+	fallbacks     map[string]*Fallback
+	fallbackOrder []string
+	samples       []BandwidthSample
 }
 
-func newEngine(c *Config, unit *hw.Unit, dt dtype.Dtype) *engine {
+func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
 	chip := &c.Chip.SoC
-	e := &engine{cfg: c, unit: unit, dt: dt, vdt: dt, sim: des.New()}
+	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New()}
+	e.st.fallbacks = map[string]*Fallback{}
 	if _, ok := unit.Peak[dtype.FP16]; ok {
 		e.vdt = dtype.FP16
 	}
@@ -74,23 +132,81 @@ func newEngine(c *Config, unit *hw.Unit, dt dtype.Dtype) *engine {
 	e.l3BW = float64(l3.Bandwidth)
 	e.dram = des.NewLink(e.sim, "dram", e.dramBW)
 	e.l3 = des.NewLink(e.sim, "l3", e.l3BW)
+	e.dma = newDMAQueue(e.sim, chip.DMA.Channels, float64(chip.DMA.Setup))
 	e.line = float64(l3.Line)
-	e.l3c = cache.New(cacheGeometry(l3))
-	e.tile = math.Min(maxTileBytes, math.Max(minTileBytes, float64(unit.SRAM)/4))
-	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers)
+	e.l3Size = float64(l3.Size)
+	e.rowMiss = (d.RandomPenalty - 1) * randomRun
+	e.rowSize = float64(d.RowSize)
+	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.Batch)
 	e.layout = layout{addr: map[string]int64{}}
-	return e
+
+	if l3.Shares(unit.Name) {
+		g := cache.TileGeometry(int64(l3.Size), l3.Ways, int64(l3.Line))
+		if c.Fidelity == Line {
+			g.Block = int64(l3.Line)
+		}
+		e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
+		e.requests, e.shared = l3Requests(pol, l3.Ways)
+	}
+
+	// SRAM: the KV cache's resident share first, then streaming buffers.
+	sram := float64(unit.SRAM)
+	if kv := pol.placement(classKV); kv.Home == HomeSRAM {
+		need := e.kvLayer * float64(c.Prompt+c.Gen) * float64(c.Model.Layers)
+		e.kvResident = math.Min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
+		sram -= e.kvResident * float64(c.Model.Layers)
+	}
+	e.tile = math.Min(maxTileBytes, math.Max(minTileBytes, sram/4))
+	e.actBudget = sram / 2
+	e.buffers = 2
+	if sram < 2*e.tile {
+		e.buffers = 1 // no room to double-buffer: DMA and compute alternate
+	}
+	if sram < e.tile {
+		return nil, inputErrorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
+	}
+	return e, nil
 }
 
-// cacheGeometry coarsens the L3 to blocks of at least minCacheBlock while
-// keeping at least one block per way.
-func cacheGeometry(c hw.Cache) cache.Geometry {
-	way := int64(c.Size) / int64(c.Ways)
-	block := int64(c.Line)
-	for block < minCacheBlock && way%(block*2) == 0 && way/(block*2) >= 1 {
-		block *= 2
+// l3Requests turns the policy into L3 requests per class: classes with an
+// l3_share get disjoint ways (KV first, then experts, FFN, weights,
+// activations); the others share the ways nobody reserved, and stream
+// without allocating when there are none.
+func l3Requests(pol *Policy, ways int) (reqs [numClasses]cache.Request, free cache.WayMask) {
+	order := []class{classKV, classExperts, classFFN, classWeights, classActivations}
+	for _, c := range order {
+		pl := pol.placement(c)
+		reqs[c] = cache.Request{Allocate: pl.Home != HomeDRAM, Lock: pl.Lock, Class: uint8(c)}
 	}
-	return cache.Geometry{Size: int64(c.Size), Ways: c.Ways, Block: block}
+	next := 0
+	for _, c := range order {
+		pl := pol.placement(c)
+		if pl.L3Share == 0 || reqs[c].Ways != 0 {
+			continue
+		}
+		n := min(ways-next, max(1, int(math.Round(float64(pl.L3Share)*float64(ways)))))
+		if n <= 0 {
+			continue // the shares before it took every way
+		}
+		mask := cache.Ways(next, n)
+		// Classes that fall back to the same placement share its ways.
+		for _, o := range order {
+			if pol.placement(o) == pl {
+				reqs[o].Ways = mask
+			}
+		}
+		next += n
+	}
+	free = cache.Ways(next, ways-next)
+	for _, c := range order {
+		if reqs[c].Ways == 0 {
+			reqs[c].Ways = free
+			// When the shares reserve every way, the other classes have
+			// nowhere to allocate: they read through without allocating.
+			reqs[c].Allocate = reqs[c].Allocate && free != 0
+		}
+	}
+	return reqs, free
 }
 
 // layout gives every tensor an address range, in the order first seen.
@@ -110,73 +226,119 @@ func (l *layout) of(name string, size float64) int64 {
 	return a
 }
 
-// span is a contiguous range of one tensor class read or written by a tile.
+// span is a contiguous address range of one tensor class that a tile
+// reads or writes. Run and stride describe how DRAM sees it: runs of Run
+// bytes every Stride bytes (Run 0: one sequential stream).
 type span struct {
-	addr  int64
-	bytes float64
-	kv    bool
-	write bool
+	addr        int64
+	bytes       float64
+	class       class
+	write       bool
+	run, stride float64
 }
 
 // tile is the unit of DMA and compute.
 type tile struct {
-	spans   []span
-	compute float64 // seconds on the unit
+	spans    []span
+	compute  float64 // seconds on the unit
+	resident float64 // bytes read from SRAM-resident tensors
 }
 
-// spansOf lists the bytes an operator streams. Weight and KV bytes stream
-// from their home in DRAM through the L3; activations stay in SRAM unless
-// they exceed half of it, when they spill through the L3 too.
-func (e *engine) spansOf(op workloads.Op) []span {
-	var spans []span
+// spansOf lists the bytes an operator streams from outside the SRAM, and
+// the bytes it reads from SRAM-resident tensors. Its activations (inputs
+// and outputs) stay in SRAM up to half of the streaming area; the excess
+// spills through the L3.
+func (e *engine) spansOf(op workloads.Op) (spans []span, resident float64) {
 	if w := op.Touch(workloads.Weights); w > 0 {
-		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w})
+		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op)})
 	}
 	if op.Kind == workloads.KindAttention {
-		base := e.layout.of(kvName(op.Layer), e.kvLayer*float64(e.cfg.Prompt+e.cfg.Gen))
-		r := op.Touch(workloads.KVRead)
-		spans = append(spans, span{addr: base, bytes: r, kv: true})
-		if w := op.Touch(workloads.KVWrite); w > 0 {
-			spans = append(spans, span{addr: base + int64(r), bytes: w, kv: true, write: true})
-		}
+		spans, resident = e.kvSpans(op, spans)
 	}
-	if a := op.Touch(workloads.Activations); a > float64(e.unit.SRAM)/2 {
-		spans = append(spans, span{addr: e.layout.of("activations", float64(e.unit.SRAM)*8), bytes: a})
+	if spill := op.Touch(workloads.Activations) - e.actBudget; spill > 0 {
+		spans = append(spans, span{addr: e.layout.of("activations", float64(e.unit.SRAM)*8), bytes: spill, class: classActivations})
 	}
-	return spans
+	return spans, resident
 }
 
-// computeSeconds is an operator's time on the unit once its data is in
-// SRAM: the compute model, or reading the bytes out of SRAM if slower.
-func (e *engine) computeSeconds(op workloads.Op, streamed float64) float64 {
-	return math.Max(e.opSeconds(op), streamed/float64(e.unit.SRAMBandwidth))
+// kvSpans adds the KV cache an attention operator reads and writes. The
+// oldest positions up to kvResident bytes stay in SRAM; the rest streams.
+//
+// The unit walks the cache a tile of positions at a time, all heads
+// together (flash-decoding style). In a seq-major layout ([seq, head,
+// dim], llama.cpp's) such a tile is contiguous, and the new tokens' K and
+// V are one run each; in a head-major layout ([head, seq, dim]) a tile is
+// one run per head (the tile's positions of that head), and the new
+// tokens' K and V are one run per head, each far from the next.
+func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
+	m := e.cfg.Model
+	maxCtx := float64(e.cfg.Prompt + e.cfg.Gen)
+	base := e.layout.of("kv."+strconv.Itoa(op.Layer), e.kvLayer*maxCtx)
+	read := op.Touch(workloads.KVRead)
+	write := op.Touch(workloads.KVWrite)
+	resident := math.Min(read, e.kvResident)
+	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.Batch)
+	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
+	headStride := headVec * maxCtx
+	var readRun, writeRun float64 // 0: sequential
+	if e.pol.KV.Layout == HeadMajor {
+		readRun = math.Max(headVec, math.Floor(e.tile/perPos)*headVec)
+		writeRun = write / perPos * headVec
+	}
+	if rest := read - resident; rest > 0 {
+		spans = append(spans, span{addr: base + int64(resident), bytes: rest, class: classKV, run: readRun, stride: headStride})
+	}
+	// The positions read include the new ones, written first: [read−write, read).
+	if write > 0 && read > e.kvResident {
+		spans = append(spans, span{addr: base + int64(read-write), bytes: write, class: classKV, write: true, run: writeRun, stride: headStride})
+	}
+	return spans, resident
 }
 
 // tiles cuts an operator into tiles of at most e.tile streamed bytes, each
-// with its share of every span and of the compute.
+// with its share of every span, of the resident reads and of the compute.
 func (e *engine) tiles(op workloads.Op) []tile {
-	whole := e.spansOf(op)
+	whole, resident := e.spansOf(op)
 	var stream float64
 	for _, s := range whole {
 		stream += s.bytes
 	}
 	n := max(1, int(math.Ceil(stream/e.tile)))
-	compute := e.computeSeconds(op, stream) / float64(n)
+	compute := e.computeSeconds(op, stream, resident) / float64(n)
 	ts := make([]tile, n)
 	slab := make([]span, n*len(whole)) // one allocation for every tile's spans
 	for i := range ts {
 		t := &ts[i]
 		t.compute = compute
+		t.resident = resident / float64(n)
 		t.spans = slab[i*len(whole) : (i+1)*len(whole)]
 		for k, s := range whole {
 			part := s.bytes / float64(n)
-			t.spans[k] = span{addr: s.addr + int64(part*float64(i)), bytes: part, kv: s.kv, write: s.write}
+			s.addr += int64(part * float64(i))
+			s.bytes = part
+			t.spans[k] = s
 		}
 	}
 	return ts
 }
 
-func kvName(layer int) string { return "kv." + strconv.Itoa(layer) }
+// computeSeconds is an operator's time on the unit once its data is in
+// SRAM: the compute model, or reading its bytes out of SRAM if slower.
+// Resident KV split across its own banks is read in parallel with the
+// streamed tiles; sharing banks with them, the two serialise (a bank
+// conflict per access pair), and the extra time is counted.
+func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) float64 {
+	bw := float64(e.unit.SRAMBandwidth)
+	sram := (streamed + resident) / bw
+	if resident > 0 && e.pol.KV.Banks == "split" {
+		share := float64(e.pol.KV.SRAM)
+		sram = math.Max(resident/(bw*share), streamed/(bw*(1-share)))
+	} else if resident > 0 {
+		e.st.bankConflict += math.Max(0, sram-math.Max(resident, streamed)/bw)
+	}
+	e.st.sramBytes += streamed + resident
+	return math.Max(e.opSeconds(op), sram)
+}
 
 // opSeconds is the compute time of an operator on the matrix unit.
 func (e *engine) opSeconds(op workloads.Op) float64 {
@@ -205,19 +367,75 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 	return 2 * float64(m.KVHeads) * float64(b) * one
 }
 
-// access charges a span to the L3 and returns the bytes that hit.
+// access charges a span to the L3 and returns the bytes that hit; writes
+// allocate (write-allocate) but their bytes still go to DRAM
+// (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
-	hit := float64(e.l3c.AccessRange(s.addr, int64(s.bytes), true))
-	lines := s.bytes / e.line
-	miss := (s.bytes - hit) / e.line
-	e.st.l3Lines += lines
-	e.st.l3MissLines += miss
-	if s.kv {
-		e.st.kvLines += lines
-		e.st.kvMissLines += miss
+	// A class that never allocates can never hit: its addresses are its
+	// own. Skipping the lookup changes nothing but the cost.
+	if e.l3c == nil || !e.requests[s.class].Allocate {
+		e.countL3(s.class, s.bytes, s.bytes)
+		return 0
 	}
-	if s.write { // write-allocate and write-through: the bytes reach DRAM
+	hit := float64(e.cachePages(s.addr, int64(s.bytes), e.requests[s.class]))
+	e.countL3(s.class, s.bytes, s.bytes-hit)
+	if s.write {
 		return 0
 	}
 	return hit
+}
+
+// pageSize is the granule the OS maps: a tensor contiguous in virtual
+// memory sits on scattered physical pages, and the L3 is physically
+// indexed.
+const pageSize = 4096
+
+// cachePages runs a virtual range through the L3 page by page, each page
+// at its physical address, and returns the bytes that hit.
+func (e *engine) cachePages(addr, n int64, r cache.Request) (hit int64) {
+	for end := addr + n; addr < end; {
+		page := addr / pageSize
+		off := addr - page*pageSize
+		size := min(end-addr, pageSize-off)
+		hit += e.l3c.AccessRange(physicalPage(page)*pageSize+off, size, r)
+		addr += size
+	}
+	return hit
+}
+
+// physicalPage maps a virtual page to a physical one, as an OS's page
+// allocator scatters them: a bijective four-round Feistel permutation of
+// 36-bit page numbers (256 GiB of memory), deterministic so runs repeat.
+func physicalPage(v int64) int64 {
+	const half, mask = 18, 1<<18 - 1
+	l, r := uint64(v)>>half&mask, uint64(v)&mask
+	for round := uint64(1); round <= 4; round++ {
+		x := (r + round) * 0x9E3779B97F4A7C15
+		x ^= x >> 29
+		l, r = r, l^(x&mask)
+	}
+	return int64(l<<half | r)
+}
+
+// countL3 adds L3 accesses and misses, in lines, to the current phase.
+func (e *engine) countL3(c class, bytes, missed float64) {
+	p := e.work.Phase
+	e.st.lines[p][c] += bytes / e.line
+	e.st.missLines[p][c] += missed / e.line
+}
+
+// countDRAM adds DRAM traffic to the run and the current phase.
+func (e *engine) countDRAM(bytes float64) {
+	e.st.dramBytes += bytes
+	e.st.dramByPhase[e.work.Phase] += bytes
+}
+
+// dramCost is the bytes of sequential DRAM transfer a span's misses take:
+// runs that each open a new row (strided further apart than a row) pay
+// the row miss.
+func (e *engine) dramCost(s span, bytes float64) float64 {
+	if s.run <= 0 || s.stride <= e.rowSize || bytes <= 0 {
+		return bytes
+	}
+	return bytes * (1 + e.rowMiss/s.run)
 }

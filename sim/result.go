@@ -11,6 +11,7 @@ type Result struct {
 	Quant    string `json:"quant"`
 	KVDtype  string `json:"kv_dtype"`
 	Unit     string `json:"unit"`
+	Policy   string `json:"policy"`
 	Fidelity string `json:"fidelity"`
 	Prompt   int    `json:"prompt"`
 	Gen      int    `json:"gen"`
@@ -25,6 +26,16 @@ type Result struct {
 	Time    Time    `json:"time"`
 	Energy  Energy  `json:"energy"`
 	Thermal Thermal `json:"thermal"`
+
+	// Fallbacks lists the operators the matrix unit could not run, and
+	// what running them on the CPU cost.
+	Fallbacks []Fallback `json:"fallbacks"`
+	// Units are the profiler counters of each unit that did work.
+	Units []UnitCounters `json:"units"`
+	// Health flags the matrix unit's counters against the usual thresholds.
+	Health []Health `json:"health"`
+	// Bandwidth is the DRAM and L3 utilisation of each pass, over time.
+	Bandwidth []BandwidthSample `json:"bandwidth"`
 
 	Warnings   []string     `json:"warnings"`
 	Provenance []spec.Entry `json:"provenance"`
@@ -50,17 +61,47 @@ type Percentile struct {
 	P99 *float64 `json:"p99"`
 }
 
-// Memory is footprint and traffic.
+// Memory is footprint, traffic and hit rates at every level.
 type Memory struct {
 	WeightsBytes float64 `json:"weights_bytes"`
 	KVBytes      float64 `json:"kv_bytes"`
-	DRAMBytes    float64 `json:"dram_bytes"`
+	// KVResidentBytes is the part of the KV cache the policy keeps in SRAM.
+	KVResidentBytes float64 `json:"kv_resident_bytes"`
+	SRAMBytes       float64 `json:"sram_bytes"` // read by the unit from its SRAM
+	L3Bytes         float64 `json:"l3_hit_bytes"`
+	DRAMBytes       float64 `json:"dram_bytes"`
 	// DRAMPeak is the DRAM's peak bandwidth, bytes/s.
-	DRAMPeak     float64 `json:"dram_peak_bytes_per_s"`
-	DRAMBWUtil   float64 `json:"dram_bw_util"`
-	L3Bytes      float64 `json:"l3_hit_bytes"`
+	DRAMPeak       float64    `json:"dram_peak_bytes_per_s"`
+	DRAMBWUtil     float64    `json:"dram_bw_util"`
+	L3MissRate     float64    `json:"l3_miss_rate"`
+	KVL3MissRate   float64    `json:"kv_l3_miss_rate"`
+	L3MissRateOf   ClassRates `json:"l3_miss_rate_by_class"`
+	L3AccessBytes  float64    `json:"l3_access_bytes"`
+	L3Replacement  string     `json:"l3_replacement"`
+	L3BlockBytes   float64    `json:"l3_block_bytes"` // the granularity the L3 was simulated at
+	DMABuffers     int        `json:"dma_buffers"`    // tiles in SRAM at once: 2 is double buffering
+	TileBytes      float64    `json:"tile_bytes"`
+	RowMissPenalty float64    `json:"dram_random_penalty"`
+	// Prefill and Decode split the traffic and miss rates by phase: the
+	// decode figures are the steady state a long conversation sees.
+	Prefill PhaseMemory `json:"prefill"`
+	Decode  PhaseMemory `json:"decode"`
+}
+
+// PhaseMemory is the memory behaviour of one phase.
+type PhaseMemory struct {
+	DRAMBytes    float64 `json:"dram_bytes"`
 	L3MissRate   float64 `json:"l3_miss_rate"`
 	KVL3MissRate float64 `json:"kv_l3_miss_rate"`
+}
+
+// ClassRates is a rate per tensor class.
+type ClassRates struct {
+	Weights     float64 `json:"weights"`
+	FFN         float64 `json:"ffn"`
+	Experts     float64 `json:"experts"`
+	KV          float64 `json:"kv"`
+	Activations float64 `json:"activations"`
 }
 
 // Compute is how well the matrix unit was used.
@@ -71,15 +112,60 @@ type Compute struct {
 	MACUtil    float64 `json:"mac_util"`
 	StallMem   float64 `json:"stall_mem"`
 	StallIssue float64 `json:"stall_issue"`
+	// StallFallback is the share of time the unit waited for operators it
+	// handed to the CPU.
+	StallFallback float64 `json:"stall_fallback"`
 }
 
 // Time is where the run's wall time went, in seconds.
 type Time struct {
-	Total       float64 `json:"total_s"`
-	Compute     float64 `json:"compute_s"`
-	MemoryStall float64 `json:"memory_stall_s"`
-	Dispatch    float64 `json:"dispatch_s"`
-	Host        float64 `json:"host_s"` // sampling on the CPU
+	Total        float64 `json:"total_s"`
+	Compute      float64 `json:"compute_s"`
+	MemoryStall  float64 `json:"memory_stall_s"`
+	Dispatch     float64 `json:"dispatch_s"`
+	Fallback     float64 `json:"fallback_s"`
+	Host         float64 `json:"host_s"` // sampling on the CPU
+	BankConflict float64 `json:"bank_conflict_s"`
+}
+
+// Fallback is one kind of operator that ran on the CPU.
+type Fallback struct {
+	Op        string  `json:"op"`
+	Unit      string  `json:"unit"`
+	Count     int     `json:"count"`
+	Seconds   float64 `json:"seconds"`
+	CopyBytes float64 `json:"copy_bytes"`
+}
+
+// UnitCounters are what an NPU profiler shows for one unit: the fraction
+// of its cycles spent computing at full rate, stalled on memory, stalled
+// on issue (dispatch), and waiting for fallbacks.
+type UnitCounters struct {
+	Name          string  `json:"name"`
+	Kind          string  `json:"kind"`
+	BusyS         float64 `json:"busy_s"`
+	MACUtil       float64 `json:"mac_util"`
+	StallMem      float64 `json:"stall_mem"`
+	StallIssue    float64 `json:"stall_issue"`
+	StallFallback float64 `json:"stall_fallback"`
+}
+
+// Health is one counter checked against its usual threshold.
+type Health struct {
+	Counter   string  `json:"counter"`
+	Value     float64 `json:"value"`
+	Threshold string  `json:"threshold"`
+	OK        bool    `json:"ok"`
+}
+
+// BandwidthSample is the utilisation of one pass (the prefill, or one
+// decode step) of the run.
+type BandwidthSample struct {
+	Pass     string  `json:"pass"`
+	StartS   float64 `json:"start_s"`
+	Seconds  float64 `json:"seconds"`
+	DRAMUtil float64 `json:"dram_util"`
+	L3Util   float64 `json:"l3_util"`
 }
 
 // Energy is filled by the power model (not yet built): null until then.

@@ -26,14 +26,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newEngine(&cfg, unit, dt)
+	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
+	if err != nil {
+		return nil, err
+	}
 	run := e.tilePass
 	if cfg.Fidelity == Analytic {
 		run = e.analyticPass
 	}
-	pass := func(w workloads.Work) float64 {
+	pass := func(name string, w workloads.Work) float64 {
 		e.work = w
-		return run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
+		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		e.st.samples = append(e.st.samples, BandwidthSample{
+			Pass: name, StartS: start, Seconds: t,
+			DRAMUtil: ratio(e.st.dramBytes-dram, float64(cfg.Chip.Memory.DRAM.Bandwidth)*t),
+			L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
+		})
+		return t
 	}
 	r := newResult(&cfg, unit.Name, dt)
 	if max := cfg.Model.MaxContext; cfg.Prompt+cfg.Gen > max {
@@ -43,18 +53,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	work := workloads.Work{Phase: workloads.Prefill, Tokens: cfg.Prompt, Batch: cfg.Batch, Seed: cfg.Seed}
 	var prefill float64
 	if cfg.Prompt > 0 {
-		prefill = pass(work)
+		prefill = pass("prefill", work)
 	}
 	r.TTFT = prefill + e.sample()
+	e.clock = r.TTFT
 	r.Prefill = phase(cfg.Prompt*cfg.Batch, prefill)
 
-	steps := make([]float64, 0, cfg.Gen)
-	for s := 0; s < cfg.Gen; s++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: cfg.Prompt + s, Batch: cfg.Batch, Seed: cfg.Seed}
-		steps = append(steps, pass(work)+e.sample())
+	steps, err := e.decode(ctx, pass)
+	if err != nil {
+		return nil, err
 	}
 	r.Decode = decodePhase(steps, cfg.Batch)
 	e.finish(r, r.TTFT+r.Decode.Seconds)
@@ -76,7 +83,7 @@ func (e *engine) sample() float64 {
 func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 	return &Result{
 		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), KVDtype: c.KV.String(),
-		Unit: unit, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Gen: c.Gen, Batch: c.Batch,
+		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
 		Warnings:   []string{},
 		Provenance: provenance(c),
@@ -141,12 +148,37 @@ func (e *engine) finish(r *Result, total float64) {
 	f := footprint(c)
 	st := e.st
 	peak := float64(c.Chip.Memory.DRAM.Bandwidth)
+	var lines, miss [2]float64
+	var classLines, classMiss [numClasses]float64
+	for p := range st.lines {
+		for k := range st.lines[p] {
+			classLines[k] += st.lines[p][k]
+			classMiss[k] += st.missLines[p][k]
+			lines[p] += st.lines[p][k]
+			miss[p] += st.missLines[p][k]
+		}
+	}
+	rate := func(k class) float64 { return ratio(classMiss[k], classLines[k]) }
+	prefill, decode := workloads.Prefill, workloads.Decode
 	r.Memory = Memory{
-		WeightsBytes: f.Weights, KVBytes: f.KV, DRAMBytes: st.dramBytes, DRAMPeak: peak,
-		L3Bytes:      st.l3HitBytes,
-		DRAMBWUtil:   ratio(st.dramBytes, peak*total),
-		L3MissRate:   ratio(st.l3MissLines, st.l3Lines),
-		KVL3MissRate: ratio(st.kvMissLines, st.kvLines),
+		WeightsBytes: f.Weights, KVBytes: f.KV, KVResidentBytes: e.kvResident * float64(c.Model.Layers),
+		SRAMBytes: st.sramBytes, L3Bytes: st.l3HitBytes, DRAMBytes: st.dramBytes, DRAMPeak: peak,
+		DRAMBWUtil:    ratio(st.dramBytes, peak*total),
+		L3MissRate:    ratio(miss[prefill]+miss[decode], lines[prefill]+lines[decode]),
+		KVL3MissRate:  rate(classKV),
+		L3MissRateOf:  ClassRates{Weights: rate(classWeights), FFN: rate(classFFN), Experts: rate(classExperts), KV: rate(classKV), Activations: rate(classActivations)},
+		L3AccessBytes: (lines[prefill] + lines[decode]) * e.line,
+		Prefill: PhaseMemory{DRAMBytes: st.dramByPhase[prefill], L3MissRate: ratio(miss[prefill], lines[prefill]),
+			KVL3MissRate: ratio(st.missLines[prefill][classKV], st.lines[prefill][classKV])},
+		Decode: PhaseMemory{DRAMBytes: st.dramByPhase[decode], L3MissRate: ratio(miss[decode], lines[decode]),
+			KVL3MissRate: ratio(st.missLines[decode][classKV], st.lines[decode][classKV])},
+		L3Replacement:  c.Chip.Memory.L3.Replacement,
+		DMABuffers:     e.buffers,
+		TileBytes:      e.tile,
+		RowMissPenalty: c.Chip.Memory.DRAM.RandomPenalty,
+	}
+	if e.l3c != nil {
+		r.Memory.L3BlockBytes = float64(e.l3c.Geometry().Block)
 	}
 	unitPeak := float64(e.unit.Peak[e.dt])
 	r.Compute.PeakTOPS = unitPeak / 1e12
@@ -154,7 +186,41 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Compute.MACUtil = ratio(st.ops, unitPeak*total)
 	r.Compute.StallMem = ratio(st.stallMem, total)
 	r.Compute.StallIssue = ratio(st.dispatch, total)
-	r.Time = Time{Total: total, Compute: st.compute, MemoryStall: st.stallMem, Dispatch: st.dispatch, Host: st.host}
+	r.Compute.StallFallback = ratio(st.fallback, total)
+	r.Time = Time{Total: total, Compute: st.compute, MemoryStall: st.stallMem, Dispatch: st.dispatch,
+		Fallback: st.fallback, Host: st.host, BankConflict: st.bankConflict}
+	r.Fallbacks = []Fallback{}
+	for _, k := range st.fallbackOrder {
+		r.Fallbacks = append(r.Fallbacks, *st.fallbacks[k])
+	}
+	r.Units = []UnitCounters{{
+		Name: e.unit.Name, Kind: e.unit.Kind, BusyS: st.compute + st.dispatch,
+		MACUtil: r.Compute.MACUtil, StallMem: r.Compute.StallMem, StallIssue: r.Compute.StallIssue, StallFallback: r.Compute.StallFallback,
+	}}
+	if e.host != nil && e.host != e.unit {
+		var cpuOps float64
+		for _, fb := range r.Fallbacks {
+			cpuOps += fb.Seconds
+		}
+		r.Units = append(r.Units, UnitCounters{Name: e.host.Name, Kind: e.host.Kind, BusyS: st.host + cpuOps})
+	}
+	r.Health = health(r.Compute)
+	r.Bandwidth = st.samples
+}
+
+// Thresholds of a healthy matrix unit, as NPU profilers flag them.
+const (
+	healthStallMem   = 0.15
+	healthStallIssue = 0.08
+	healthMACUtil    = 0.70
+)
+
+func health(c Compute) []Health {
+	return []Health{
+		{Counter: "stall_mem", Value: c.StallMem, Threshold: "< 15%", OK: c.StallMem < healthStallMem},
+		{Counter: "stall_issue", Value: c.StallIssue, Threshold: "< 8%", OK: c.StallIssue < healthStallIssue},
+		{Counter: "mac_util", Value: c.MACUtil, Threshold: "> 70%", OK: c.MACUtil > healthMACUtil},
+	}
 }
 
 // ratio is a/b, or 0 when there was nothing to count.

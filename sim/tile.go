@@ -5,17 +5,16 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// buffers is how many tiles may sit in SRAM at once: double buffering.
-const buffers = 2
-
 // tilePass runs the operators of one pass on the event kernel and returns
 // the simulated seconds it took.
 //
 // The operators' tiles form one stream, as in a compiled graph: the DMA
-// engine fetches tile j as soon as a buffer is free (tile j−2 has been
-// computed), even when tile j belongs to the next operator, while the unit
-// dispatches each operator and then computes its tiles in order, waiting
-// whenever the next tile has not arrived.
+// engine fetches tile j as soon as a buffer is free (tile j−buffers has
+// been computed), even when tile j belongs to the next operator, while the
+// unit dispatches each operator and then computes its tiles in order,
+// waiting whenever the next tile has not arrived. An operator the unit
+// does not support runs on the CPU instead: its activations are copied out
+// through DRAM and back, around a hand-off in each direction.
 func (e *engine) tilePass(ops []workloads.Op) float64 {
 	start := e.sim.Now()
 	s := &stream{e: e, ops: ops, idleSince: start}
@@ -28,9 +27,10 @@ func (e *engine) tilePass(ops []workloads.Op) float64 {
 // streamTile is a tile and the operator it belongs to.
 type streamTile struct {
 	tile
-	op     int
-	first  bool // the operator's first tile: the unit dispatches it first
-	loaded bool
+	op       int
+	first    bool // the operator's first tile: the unit dispatches it first
+	fallback bool // the operator runs on the CPU
+	loaded   bool
 }
 
 type stream struct {
@@ -46,13 +46,20 @@ type stream struct {
 	idleSince  des.Time
 }
 
-// more cuts the next operator into tiles; false when none is left.
+// more cuts the next operator into tiles; false when none is left. A
+// fallback operator is one tile with nothing to stream: the CPU reads its
+// data itself.
 func (s *stream) more() bool {
 	if s.lowered == len(s.ops) {
 		return false
 	}
-	for i, t := range s.e.tiles(s.ops[s.lowered]) {
-		s.tiles = append(s.tiles, streamTile{tile: t, op: s.lowered, first: i == 0})
+	op := s.ops[s.lowered]
+	if s.e.fallsBack(op) {
+		s.tiles = append(s.tiles, streamTile{op: s.lowered, first: true, fallback: true})
+	} else {
+		for i, t := range s.e.tiles(op) {
+			s.tiles = append(s.tiles, streamTile{tile: t, op: s.lowered, first: i == 0})
+		}
 	}
 	s.lowered++
 	return true
@@ -60,21 +67,21 @@ func (s *stream) more() bool {
 
 // issue starts the DMA of every tile that has a free buffer.
 func (s *stream) issue() {
-	for s.issued < s.computed+buffers {
+	for s.issued < s.computed+s.e.buffers {
 		if s.issued == len(s.tiles) && !s.more() {
 			return
 		}
 		j := s.issued
 		s.issued++
-		s.e.dma(&s.tiles[j].tile, func() {
+		s.e.load(&s.tiles[j].tile, func() {
 			s.tiles[j].loaded = true
 			s.next()
 		})
 	}
 }
 
-// next moves the unit on: dispatch the next operator, or compute the next
-// tile once it has arrived.
+// next moves the unit on: dispatch the next operator, hand it to the CPU,
+// or compute the next tile once it has arrived.
 func (s *stream) next() {
 	if s.busy {
 		return
@@ -88,9 +95,13 @@ func (s *stream) next() {
 		op := s.ops[t.op]
 		s.dispatched++
 		e.st.ops += op.FLOPs
+		s.busy = true
+		if t.fallback {
+			e.runFallback(op, s.finish)
+			return
+		}
 		d := float64(e.unit.Dispatch)
 		e.st.dispatch += d
-		s.busy = true
 		e.sim.After(des.Seconds(d), func() {
 			s.busy = false
 			s.idleSince = e.sim.Now()
@@ -101,49 +112,147 @@ func (s *stream) next() {
 	if !t.loaded {
 		return
 	}
-	now := e.sim.Now()
-	e.st.stallMem += (now - s.idleSince).Seconds()
+	e.st.stallMem += (e.sim.Now() - s.idleSince).Seconds()
 	s.busy = true
 	e.st.compute += t.compute
-	e.sim.After(des.Seconds(t.compute), func() {
-		s.busy = false
-		s.computed++
-		s.idleSince = e.sim.Now()
-		s.issue()
-		s.next()
-	})
+	e.sim.After(des.Seconds(t.compute), s.finish)
 }
 
-// dma moves a tile's bytes: hits from the L3, misses and writes from and
-// to DRAM, both as fluid transfers after the descriptor set-up.
-func (e *engine) dma(t *tile, done func()) {
-	var fromDRAM, fromL3 float64
-	for _, s := range t.spans {
-		hit := e.access(s)
-		fromL3 += hit
-		fromDRAM += s.bytes - hit
-	}
-	e.st.dramBytes += fromDRAM
-	e.st.l3HitBytes += fromL3
-	if fromDRAM+fromL3 == 0 {
-		e.sim.After(0, done)
-		return
-	}
-	pending := 0
+// finish ends the current tile and moves on.
+func (s *stream) finish() {
+	s.busy = false
+	s.computed++
+	s.idleSince = s.e.sim.Now()
+	s.issue()
+	s.next()
+}
+
+// load moves a tile's bytes into SRAM: each span is one DMA descriptor on
+// a channel; its L3 hits come over the L3 link and its misses and writes
+// over the DRAM link, as fluid transfers.
+func (e *engine) load(t *tile, done func()) {
+	pending := 1 // released after every descriptor is queued
 	finish := func() {
 		pending--
 		if pending == 0 {
 			done()
 		}
 	}
-	e.sim.After(des.Seconds(float64(e.cfg.Chip.DMA.Setup)), func() {
-		if fromDRAM > 0 {
-			pending++
-			e.dram.Start(fromDRAM, 0, finish)
+	for _, s := range t.spans {
+		hit := e.access(s)
+		miss := s.bytes - hit
+		e.countDRAM(miss)
+		e.st.l3HitBytes += hit
+		if s.bytes == 0 {
+			continue
 		}
-		if fromL3 > 0 {
-			pending++
-			e.l3.Start(fromL3, 0, finish)
-		}
+		cost := e.dramCost(s, miss)
+		pending++
+		e.dma.submit(func(release func()) {
+			parts := 0
+			part := func() {
+				parts--
+				if parts == 0 {
+					release()
+					finish()
+				}
+			}
+			if cost > 0 {
+				parts++
+				e.dram.Start(cost, 0, part)
+			}
+			if hit > 0 {
+				parts++
+				e.l3.Start(hit, 0, part)
+			}
+		})
+	}
+	e.sim.After(0, finish)
+}
+
+// fallsBack reports whether an operator runs on the CPU because the
+// matrix unit does not support it.
+func (e *engine) fallsBack(op workloads.Op) bool {
+	return e.host != nil && e.host != e.unit && !e.unit.Supports(string(op.Kind))
+}
+
+// runFallback runs an operator on the CPU: the unit hands it over (sync),
+// its activations go out through DRAM and come back (a write and a read
+// each way), the CPU computes, and the unit takes over again (sync).
+func (e *engine) runFallback(op workloads.Op, done func()) {
+	sync := float64(e.unit.FallbackSync)
+	copies := 2 * op.Touch(workloads.Activations)
+	cpu := e.hostSeconds(op)
+	f := e.fallbackOf(string(op.Kind))
+	f.Count++
+	f.CopyBytes += copies
+	start := e.sim.Now()
+	e.countDRAM(copies + op.Touch(workloads.Weights))
+	e.sim.After(des.Seconds(sync), func() {
+		e.dram.Start(copies+op.Touch(workloads.Weights), 0, func() {
+			e.sim.After(des.Seconds(cpu+sync), func() {
+				took := (e.sim.Now() - start).Seconds()
+				f.Seconds += took
+				e.st.fallback += took
+				done()
+			})
+		})
 	})
+}
+
+// hostSeconds is an operator's compute time on the CPU.
+func (e *engine) hostSeconds(op workloads.Op) float64 {
+	act := e.cfg.Quant.ActDtype(op.Role)
+	dt, ok := e.host.ComputeDtype(act)
+	if !ok {
+		dt, _ = e.host.ComputeDtype("int4")
+	}
+	if op.Matrix && op.M > 0 {
+		return e.host.MatmulSeconds(op.M, op.N, op.K, dt, 0)
+	}
+	return e.host.VectorSeconds(op.FLOPs, dt, 0)
+}
+
+func (e *engine) fallbackOf(kind string) *Fallback {
+	f, ok := e.st.fallbacks[kind]
+	if !ok {
+		f = &Fallback{Op: kind, Unit: e.host.Name}
+		e.st.fallbacks[kind] = f
+		e.st.fallbackOrder = append(e.st.fallbackOrder, kind)
+	}
+	return f
+}
+
+// dmaQueue hands DMA descriptors to a fixed number of channels; a
+// descriptor waits for a free channel, pays the set-up, then runs.
+type dmaQueue struct {
+	sim     *des.Sim
+	free    int
+	setup   des.Time
+	waiting []func(release func())
+}
+
+func newDMAQueue(s *des.Sim, channels int, setup float64) *dmaQueue {
+	return &dmaQueue{sim: s, free: channels, setup: des.Seconds(setup)}
+}
+
+// submit queues a descriptor; run starts its transfers and calls release
+// when they are done.
+func (q *dmaQueue) submit(run func(release func())) {
+	q.waiting = append(q.waiting, run)
+	q.start()
+}
+
+func (q *dmaQueue) start() {
+	for q.free > 0 && len(q.waiting) > 0 {
+		run := q.waiting[0]
+		q.waiting = q.waiting[1:]
+		q.free--
+		q.sim.After(q.setup, func() {
+			run(func() {
+				q.free++
+				q.start()
+			})
+		})
+	}
 }

@@ -14,6 +14,7 @@ import (
 // runFlags are the flags every command that runs the simulator shares.
 type runFlags struct {
 	soc, model, quant, kv, unit string
+	policy                      string
 	fidelity, format            string
 	prompt, gen, batch          int
 	seed                        uint64
@@ -30,13 +31,15 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
 	fl.IntVar(&f.batch, "batch", 1, "concurrent sequences")
-	fl.StringVar(&f.fidelity, "fidelity", string(sim.Tile), "model detail: analytic or tile")
+	fl.StringVar(&f.policy, "policy", "", "tensor placement policy: "+strings.Join(sim.PolicyIDs(), ", ")+", or a YAML file (default: the chip's)")
+	fl.StringVar(&f.fidelity, "fidelity", string(sim.Tile), "model detail: analytic, tile, or line (every L3 line simulated; slow)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (MoE routing)")
 	fl.StringVar(&f.format, "format", string(reports.Table), "output: table, json or csv")
 	fl.StringArrayVar(&f.sets, "set", nil, "override a field, PATH=VALUE (chip paths unprefixed, model paths as model.PATH); repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
 	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
-	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile", "line"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("policy", completeIDs(sim.PolicyIDs))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -94,8 +97,14 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
+	var pol *sim.Policy
+	if f.policy != "" {
+		if pol, err = sim.LoadPolicy(f.policy); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	}
 	return sim.Config{
-		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit,
+		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol,
 		Prompt: f.prompt, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}, nil
 }

@@ -135,15 +135,17 @@ func decimal(d string, e int) string {
 }
 
 // Approx prints v for people rather than for parsing: as Format does when
-// that needs at most four significant digits ("16 GiB", "68.3 GB/s"), else
-// rounded to three ("3.83 GB" for 3825065984 bytes).
+// that needs at most three significant digits ("16 GiB", "68.3 GB/s"),
+// else rounded to three ("3.83 GB" for 3825065984 bytes).
 func Approx(v float64, k Kind) string {
 	s := Format(v, k)
-	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 || sigDigits(s) <= 4 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 || sigDigits(s) <= 3 {
 		return s
 	}
-	mag := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-2)
-	return Format(math.Round(v/mag)*mag, k)
+	// Round through decimal text, so 41.75 becomes 41.8 and not the
+	// nearest binary neighbour of 41.75 × 10 / 10.
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return Format(r, k)
 }
 
 // sigDigits counts the significant digits of the number that starts s.

@@ -324,7 +324,9 @@ func TestApprox(t *testing.T) {
 		{520866854124.9572, KindBytes, "521 GB"}, // a traffic total
 		{68.3e9, KindByteRate, "68.3 GB/s"},      // short already
 		{0.0123456, KindDuration, "12.3 ms"},     // rounded
-		{1234, KindBytes, "1.234 KB"},            // four significant digits are kept
+		{1234, KindBytes, "1.23 KB"},             // rounded to three digits
+		{9142272, KindBytes, "9.14 MB"},          // 8928 KiB exactly, but four digits
+		{41.75, KindTemperature, "41.8 °C"},      // no binary rounding residue
 	} {
 		if got := Approx(tc.v, tc.k); got != tc.want {
 			t.Errorf("Approx(%v, %v) = %q, want %q", tc.v, tc.k, got, tc.want)

@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// runWith simulates with an explicit policy (a built-in id or YAML text).
+func runWith(t *testing.T, o opts, policy string, fidelity Fidelity) *Result {
+	t.Helper()
+	return simulateWith(t, o, policy, fidelity)
+}
+
+func simulateWith(t testing.TB, o opts, policy string, fidelity Fidelity) *Result {
+	t.Helper()
+	var pol *Policy
+	var err error
+	if strings.Contains(policy, "\n") {
+		pol, err = DecodePolicy("policy.yaml", []byte(policy))
+	} else {
+		pol, err = LoadPolicy(policy)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets []spec.Override
+	for _, s := range o.sets {
+		ov, err := spec.ParseOverride(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, ov)
+	}
+	var chip *hw.Chip
+	if o.chipSrc != "" {
+		chip, err = hw.Load("chip.yaml", []byte(o.chipSrc), sets)
+	} else {
+		chip, err = hw.LoadChip(o.chip, sets)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := workloads.LoadModel(or(o.model, "llama-2-7b"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := workloads.ParseQuant(or(o.quant, "Q4_0"))
+	kv, _ := workloads.ParseKVFormat("F16")
+	r, err := Run(context.Background(), Config{Chip: chip, Model: model, Quant: q, KV: kv, Policy: pol,
+		Prompt: o.prompt, Gen: o.gen, Batch: max(1, o.batch), Fidelity: fidelity, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// seed-moe-3b keeps 2·24·4·128·2 = 49152 bytes of F16 KV per token.
+const moeKVPerToken = 49152
+
+func ctxFor(kvBytes int) int { return kvBytes / moeKVPerToken }
+
+func TestUnsupportedOperatorFallsBackToCPU(t *testing.T) {
+	noRoPE := minimalChip[:strings.Index(minimalChip, "  - {name: npu")] +
+		"  - {name: npu, kind: npu, peak: {int8: 45 TOPS}, ops: [embed, norm, matmul, attention, activation, residual, router]}\n"
+	o := opts{chipSrc: noRoPE, prompt: 32, gen: 4}
+	with := runWith(t, o, "stream-weights", Tile)
+	o.chipSrc = minimalChip
+	without := runWith(t, o, "stream-weights", Tile)
+	if len(without.Fallbacks) != 0 {
+		t.Fatalf("a unit that runs every operator fell back: %+v", without.Fallbacks)
+	}
+	if len(with.Fallbacks) != 1 || with.Fallbacks[0].Op != "rope" || with.Fallbacks[0].Unit != "cpu" {
+		t.Fatalf("fallbacks %+v, want rope on the cpu", with.Fallbacks)
+	}
+	f := with.Fallbacks[0]
+	// One RoPE per layer per pass: 32 layers × (1 prefill + 4 decode steps).
+	if f.Count != 32*5 || f.Seconds <= 0 || f.CopyBytes <= 0 {
+		t.Errorf("rope fallback %+v, want 160 runs with a cost and copies", f)
+	}
+	if with.Decode.Seconds <= without.Decode.Seconds {
+		t.Errorf("falling back made decode no slower: %.4f s vs %.4f s", with.Decode.Seconds, without.Decode.Seconds)
+	}
+	if with.Compute.StallFallback <= 0 {
+		t.Error("the unit's wait for fallbacks is not counted")
+	}
+}
+
+func TestPinnedKVThatFitsStopsMissing(t *testing.T) {
+	// 2 MiB of KV on seed-c: kv-first keeps it in half of the 8 MiB SRAM,
+	// so the decode steps touch no KV in the L3 at all.
+	o := opts{chip: "seed-c", model: "seed-moe-3b", prompt: ctxFor(2 << 20), gen: 4}
+	r := runWith(t, o, "kv-first", Tile)
+	if r.Memory.Decode.KVL3MissRate != 0 || r.Memory.KVResidentBytes == 0 {
+		t.Errorf("kv-first with 2 MiB KV: decode KV miss rate %.3f, resident %v", r.Memory.Decode.KVL3MissRate, r.Memory.KVResidentBytes)
+	}
+	// The same KV in an L3 that weights stream past (stream-weights) hits
+	// after its first touch. Each decode step at context L reads L+1
+	// positions and writes 1 new one, a first touch: 1/(L+2) ≈ 2.3% of the
+	// KV accesses at L ≈ 42 must miss, and nothing else.
+	r = runWith(t, o, "stream-weights", Tile)
+	if r.Memory.Decode.KVL3MissRate > 0.03 {
+		t.Errorf("stream-weights with 2 MiB KV in a 12 MiB L3: decode KV miss rate %.3f", r.Memory.Decode.KVL3MissRate)
+	}
+	// Under naive, the weight stream evicts it every step.
+	r = runWith(t, o, "naive", Tile)
+	if r.Memory.Decode.KVL3MissRate < 0.5 {
+		t.Errorf("naive: decode KV miss rate %.3f, want the weight stream to evict the KV", r.Memory.Decode.KVL3MissRate)
+	}
+}
+
+func TestKVLayoutChangesTime(t *testing.T) {
+	pol := func(layout string) string {
+		return "name: " + layout + "\nweights: {home: dram}\nkv: {home: dram, layout: " + layout + "}\nactivations: {home: sram}\n"
+	}
+	o := opts{chipSrc: minimalChip, prompt: 1024, gen: 4}
+	seq := runWith(t, o, pol(SeqMajor), Tile)
+	head := runWith(t, o, pol(HeadMajor), Tile)
+	// llama-2-7b has 32 KV heads of 128 F16 elements: in head-major the new
+	// token's K and V are 64 runs of 256 B per layer, each in its own DRAM
+	// row (rows are 2 KiB; heads are 1028 positions × 256 B apart), and a
+	// tile of positions is read as 32 runs: both cost row misses that the
+	// seq-major layout does not pay.
+	if head.Decode.Seconds <= seq.Decode.Seconds {
+		t.Errorf("head-major decode %.5f s, seq-major %.5f s: the scattered layout must cost more", head.Decode.Seconds, seq.Decode.Seconds)
+	}
+	if head.Memory.DRAMBytes != seq.Memory.DRAMBytes {
+		t.Errorf("layout changed the bytes moved (%v vs %v), not just their pattern", head.Memory.DRAMBytes, seq.Memory.DRAMBytes)
+	}
+}
+
+func TestDoubleBufferingNeedsSRAM(t *testing.T) {
+	// Pinning KV in 99% of a 4 MiB SRAM leaves room for one tile at most:
+	// DMA and compute stop overlapping.
+	hog := "name: hog\nweights: {home: dram}\nkv: {home: sram, sram: 97%}\nactivations: {home: sram}\n"
+	o := opts{chipSrc: minimalChip, prompt: 1024, gen: 4}
+	r := runWith(t, o, hog, Tile)
+	if r.Memory.DMABuffers != 1 {
+		t.Fatalf("%d DMA buffers with 3%% of SRAM free, want 1", r.Memory.DMABuffers)
+	}
+	base := runWith(t, o, "stream-weights", Tile)
+	if base.Memory.DMABuffers != 2 {
+		t.Fatalf("%d DMA buffers, want double buffering", base.Memory.DMABuffers)
+	}
+}
+
+func TestFewerDMAChannelsNeverFaster(t *testing.T) {
+	prev := math.Inf(1)
+	for _, ch := range []string{"1", "2", "4", "8"} {
+		r := runWith(t, opts{chip: "seed-c", model: "seed-moe-3b", prompt: 64, gen: 4, sets: []string{"dma.channels=" + ch}}, "naive", Tile)
+		if r.Decode.Seconds > prev*(1+1e-9) {
+			t.Errorf("%s DMA channels: decode %.6f s, slower than with fewer", ch, r.Decode.Seconds)
+		}
+		prev = r.Decode.Seconds
+	}
+}
+
+func TestHealthFlagsMemoryBoundDecode(t *testing.T) {
+	r := runWith(t, opts{chipSrc: minimalChip, prompt: 0, gen: 8}, "stream-weights", Tile)
+	flags := map[string]Health{}
+	for _, h := range r.Health {
+		flags[h.Counter] = h
+	}
+	if flags["stall_mem"].OK || flags["mac_util"].OK {
+		t.Errorf("batch-1 decode must be flagged memory-stalled and under-utilised: %+v", r.Health)
+	}
+	if !flags["stall_issue"].OK {
+		t.Errorf("dispatch is a few percent of a 7B decode step: %+v", flags["stall_issue"])
+	}
+	if len(r.Units) < 2 || r.Units[0].Name != "npu" {
+		t.Errorf("unit counters %+v", r.Units)
+	}
+}
+
+// TestLineFidelityShortRun: the cache-line-exact run of issue 3 finishes
+// quickly and agrees with tile fidelity on the miss rates.
+func TestLineFidelityShortRun(t *testing.T) {
+	o := opts{chip: "seed-c", model: "seed-moe-3b", prompt: 64, gen: 4, sets: []string{"memory.l3.size=3MiB"}}
+	line := runWith(t, o, "naive", Line)
+	tile := runWith(t, o, "naive", Tile)
+	if line.Memory.L3BlockBytes != 64 || tile.Memory.L3BlockBytes <= 64 {
+		t.Fatalf("blocks: line %v, tile %v", line.Memory.L3BlockBytes, tile.Memory.L3BlockBytes)
+	}
+	for _, m := range [][2]float64{{line.Memory.L3MissRate, tile.Memory.L3MissRate}, {line.Memory.KVL3MissRate, tile.Memory.KVL3MissRate}} {
+		if math.Abs(m[0]-m[1]) > 0.03 {
+			t.Errorf("line %.4f vs tile %.4f miss rate", m[0], m[1])
+		}
+	}
+}
+
+func TestPolicyFiles(t *testing.T) {
+	for _, id := range PolicyIDs() {
+		if _, err := LoadPolicy(id); err != nil {
+			t.Errorf("built-in %s: %v", id, err)
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ src, want string }{
+		{"name: x\nweights: {home: disk}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2: field weights.home: \"disk\" is not allowed: use one of dram, l3, sram"},
+		{"name: x\nweights: {home: dram, lock: true}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2: field weights.home: a class that streams from DRAM"},
+		{"name: x\nweights: {home: l3}\nkv: {home: sram}\nactivations: {home: sram}\n", "field kv.sram: home sram needs a share"},
+		{"name: x\nweights: {home: l3}\nkv: {home: l3, l3_share: 150%}\nactivations: {home: sram}\n", "at most 100%"},
+		{"name: x\nweights: {home: l3}\nactivations: {home: sram}\n", "missing required field kv"},
+	} {
+		p := filepath.Join(dir, "p.yaml")
+		if err := os.WriteFile(p, []byte(tc.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadPolicy(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %q", tc.src, err, tc.want)
+		}
+	}
+	if _, err := LoadPolicy("bogus"); err == nil || !strings.Contains(err.Error(), "kv-first") {
+		t.Errorf("unknown id should list the built-ins: %v", err)
+	}
+}
+
+func TestOperatorVocabularyMatchesLower(t *testing.T) {
+	// hw.Operators is what a unit's `ops` may list; it must name exactly the
+	// kinds Lower emits, or a chip could never fall back (or always would).
+	m, _ := workloads.LoadModel("seed-moe-3b", nil)
+	kinds := map[string]bool{}
+	for _, ph := range []workloads.Work{{Phase: workloads.Prefill, Tokens: 8, Batch: 1}, {Phase: workloads.Decode, Tokens: 1, Context: 8, Batch: 1}} {
+		for _, op := range workloads.Lower(m.Model, workloads.Quant{}, workloads.KVFormat{}, ph) {
+			kinds[string(op.Kind)] = true
+		}
+	}
+	for _, k := range hw.Operators {
+		if !kinds[k] {
+			t.Errorf("hw.Operators lists %q, which Lower never emits", k)
+		}
+		delete(kinds, k)
+	}
+	for k := range kinds {
+		t.Errorf("Lower emits %q, which hw.Operators lacks", k)
+	}
+}
+
+// TestStepReuse: simulating one decode step in eight and interpolating the
+// rest changes the results by under 1%.
+func TestStepReuse(t *testing.T) {
+	for _, c := range []struct {
+		o      opts
+		policy string
+	}{
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: ctxFor(8 << 20), gen: 64}, "naive"},
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: ctxFor(8 << 20), gen: 64}, "kv-first"},
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: ctxFor(11 << 20), gen: 64}, "stream-weights"}, // crosses the 12 MiB L3
+		{opts{chipSrc: minimalChip, prompt: 256, gen: 40}, "stream-weights"},
+	} {
+		reused := runWith(t, c.o, c.policy, Tile)
+		exact := runWith(t, c.o, c.policy, stepEveryToken)
+		for _, m := range []struct {
+			name      string
+			got, want float64
+			absolute  bool
+		}{
+			{"decode tokens/s", *reused.Decode.TokensPerS, *exact.Decode.TokensPerS, false},
+			{"p99 ms/token", *reused.Decode.MsPerToken.P99, *exact.Decode.MsPerToken.P99, false},
+			{"DRAM bytes", reused.Memory.DRAMBytes, exact.Memory.DRAMBytes, false},
+			{"KV L3 miss rate", reused.Memory.KVL3MissRate, exact.Memory.KVL3MissRate, true},
+			{"L3 miss rate", reused.Memory.L3MissRate, exact.Memory.L3MissRate, true},
+		} {
+			d := math.Abs(m.got - m.want)
+			if !m.absolute {
+				d /= m.want
+			}
+			if d > 0.01 {
+				t.Errorf("%s %s: %s %.5g with reuse, %.5g without (%.2f%%)", c.o.model, c.policy, m.name, m.got, m.want, d*100)
+			}
+		}
+	}
+}
+
+func TestL3WayPartitions(t *testing.T) {
+	kvFirst, _ := LoadPolicy("kv-first")
+	reqs, free := l3Requests(kvFirst, 12)
+	// KV gets round(67% × 12) = 8 ways, locked; FFN and experts the next
+	// round(33% × 12) = 4; nothing is left for the rest, which streams.
+	if reqs[classKV].Ways != 0x0FF || !reqs[classKV].Lock || reqs[classExperts].Ways != 0xF00 || reqs[classFFN].Ways != 0xF00 {
+		t.Errorf("kv-first ways: kv %#x experts %#x ffn %#x", reqs[classKV].Ways, reqs[classExperts].Ways, reqs[classFFN].Ways)
+	}
+	if free != 0 || reqs[classActivations].Allocate || reqs[classWeights].Allocate {
+		t.Errorf("with every way reserved, other classes must not allocate: free %#x, %+v", free, reqs)
+	}
+	naive, _ := LoadPolicy("naive")
+	reqs, free = l3Requests(naive, 12)
+	if free != 0xFFF || reqs[classKV].Ways != 0xFFF || !reqs[classWeights].Allocate {
+		t.Errorf("naive shares all 12 ways: %+v", reqs)
+	}
+}

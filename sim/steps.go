@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"strconv"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// Decode steps at tile fidelity are simulated in full for the first
+// warmSteps, then one in every stride steps and the last; the steps between
+// take the linear interpolation of their simulated neighbours (time and
+// every counter), which is where a decode step's cost goes as the context
+// grows by a token at a time. Their KV writes still reach the simulated L3,
+// so later steps find the cache as it would be.
+//
+// The stride adapts: it starts at minStride and doubles (up to maxStride)
+// while each simulated step lands within stepTolerance of the straight
+// line through the two before it, and falls back to minStride when one
+// does not, or while the KV cache is within a quarter of a capacity it
+// will cross (its SRAM share, the L3 ways it may use): the cliffs where a
+// step's cost bends. TestStepReuse holds the difference to simulating
+// every step under 1%.
+const (
+	warmSteps     = 2
+	minStride     = 4
+	maxStride     = 32
+	stepTolerance = 1e-3
+)
+
+// reuses reports whether decode steps may be interpolated: at tile
+// fidelity; not at line fidelity, the exact reference, nor at analytic
+// fidelity, where a step costs nothing.
+func (e *engine) reuses() bool { return e.cfg.Fidelity == Tile }
+
+// stepEveryToken is the tile fidelity without step reuse, for tests.
+const stepEveryToken Fidelity = "tile-every-step"
+
+// simulated is one decode step simulated in full.
+type simulated struct {
+	index    int
+	seconds  float64
+	delta    counters
+	fallback map[string]Fallback
+}
+
+// decode runs the decode steps and returns each step's time.
+func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) float64) ([]float64, error) {
+	c := e.cfg
+	steps := make([]float64, c.Gen)
+	var prev, last *simulated
+	var skipped []int
+	stride, next := minStride, 0
+	for s := 0; s < c.Gen; s++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: c.Prompt + s, Batch: c.Batch, Seed: c.Seed}
+		if e.reuses() && s >= warmSteps && s < next && s != c.Gen-1 {
+			e.touchKVWrites(work)
+			skipped = append(skipped, s)
+			continue
+		}
+		before, fb := e.st.counters, e.fallbackSnapshot()
+		t := pass("decode "+strconv.Itoa(s), work) + e.sample()
+		cur := &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
+		// The pass recorded its bandwidth sample before the skipped steps
+		// were known: put them first, then the step at its true start.
+		sample := e.st.samples[len(e.st.samples)-1]
+		e.st.samples = e.st.samples[:len(e.st.samples)-1]
+		for _, k := range skipped {
+			steps[k] = e.interpolate(last, cur, k)
+		}
+		skipped = skipped[:0]
+		sample.StartS = e.clock
+		e.st.samples = append(e.st.samples, sample)
+		e.clock += t
+		steps[s] = t
+		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(c.Prompt+s) {
+			stride = min(2*stride, maxStride)
+		} else {
+			stride = minStride
+		}
+		prev, last, next = last, cur, s+stride
+	}
+	return steps, nil
+}
+
+// nearCliff reports whether the KV cache at context ctx is within a
+// quarter of a capacity it fills: its resident SRAM share, or that plus
+// the L3 ways it may allocate into.
+func (e *engine) nearCliff(ctx int) bool {
+	layers := float64(e.cfg.Model.Layers)
+	kv := e.kvLayer * float64(ctx) * layers
+	resident := e.kvResident * layers
+	edges := []float64{resident}
+	if e.l3c != nil && e.requests[classKV].Allocate {
+		ways := bits.OnesCount64(uint64(e.requests[classKV].Ways))
+		edges = append(edges, resident+e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways))
+	}
+	for _, edge := range edges {
+		if edge > 0 && math.Abs(kv-edge) < edge/4 {
+			return true
+		}
+	}
+	return false
+}
+
+// onLine reports whether step c lies on the line through a and b: its time
+// and its DRAM and L3-miss traffic within stepTolerance.
+func onLine(a, b, c *simulated) bool {
+	at := func(x, y float64) float64 {
+		return x + (y-x)*float64(c.index-a.index)/float64(b.index-a.index)
+	}
+	near := func(x, y, z float64) bool {
+		want := at(x, y)
+		return math.Abs(z-want) <= stepTolerance*math.Max(math.Abs(want), 1e-12)
+	}
+	var missA, missB, missC float64
+	for k := range a.delta.missLines[workloads.Decode] {
+		missA += a.delta.missLines[workloads.Decode][k]
+		missB += b.delta.missLines[workloads.Decode][k]
+		missC += c.delta.missLines[workloads.Decode][k]
+	}
+	return near(a.seconds, b.seconds, c.seconds) &&
+		near(a.delta.dramBytes, b.delta.dramBytes, c.delta.dramBytes) &&
+		near(missA, missB, missC)
+}
+
+// interpolate adds skipped step k, between simulated steps a and b, to the
+// counters and the bandwidth samples, and returns its time.
+func (e *engine) interpolate(a, b *simulated, k int) float64 {
+	w := float64(k-a.index) / float64(b.index-a.index)
+	t := (1-w)*a.seconds + w*b.seconds
+	e.st.counters.add(a.delta, 1-w)
+	e.st.counters.add(b.delta, w)
+	for kind, fa := range a.fallback {
+		f := e.st.fallbacks[kind]
+		fb := b.fallback[kind]
+		f.Count += fa.Count
+		f.Seconds += (1-w)*fa.Seconds + w*fb.Seconds
+		f.CopyBytes += (1-w)*fa.CopyBytes + w*fb.CopyBytes
+	}
+	dram := (1-w)*a.delta.dramBytes + w*b.delta.dramBytes
+	l3 := (1-w)*a.delta.l3HitBytes + w*b.delta.l3HitBytes
+	e.st.samples = append(e.st.samples, BandwidthSample{
+		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
+		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
+		L3Util:   ratio(l3, e.l3BW*t),
+	})
+	e.clock += t
+	return t
+}
+
+// touchKVWrites brings a skipped step's new K and V into the L3, as the
+// step would have, without counting or timing anything.
+func (e *engine) touchKVWrites(w workloads.Work) {
+	if e.l3c == nil || !e.requests[classKV].Allocate {
+		return
+	}
+	e.work = w
+	for _, op := range workloads.Lower(e.cfg.Model.Model, e.cfg.Quant, e.cfg.KV, w) {
+		if op.Kind != workloads.KindAttention {
+			continue
+		}
+		spans, _ := e.kvSpans(op, nil)
+		for _, s := range spans {
+			if s.write {
+				e.cachePages(s.addr, int64(s.bytes), e.requests[classKV])
+			}
+		}
+	}
+}
+
+func (e *engine) fallbackSnapshot() map[string]Fallback {
+	m := make(map[string]Fallback, len(e.st.fallbacks))
+	for k, f := range e.st.fallbacks {
+		m[k] = *f
+	}
+	return m
+}
+
+// fallbackDelta is what the fallbacks cost since the snapshot.
+func (e *engine) fallbackDelta(before map[string]Fallback) map[string]Fallback {
+	d := make(map[string]Fallback, len(e.st.fallbacks))
+	for k, f := range e.st.fallbacks {
+		b := before[k]
+		d[k] = Fallback{Op: f.Op, Unit: f.Unit, Count: f.Count - b.Count, Seconds: f.Seconds - b.Seconds, CopyBytes: f.CopyBytes - b.CopyBytes}
+	}
+	return d
+}
