@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// sweep runs `edgetwin sweep args...` in-process. While the root command
+// does not list sweep yet, it adds it to a root built as run builds it and
+// maps errors to exit codes as run does.
+func sweep(args ...string) (code int, stdout, stderr string) {
+	args = append([]string{"sweep"}, args...)
+	root := newRoot()
+	if c, _, err := root.Find(args[:1]); err == nil && c.Name() == "sweep" {
+		return edgetwin(args...)
+	}
+	root.AddCommand(newSweep())
+	var out, errb bytes.Buffer
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	code = exitOK
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintln(&errb, "edgetwin: "+oneLine(err.Error()))
+		var bi badInput
+		var ie *sim.InputError
+		code = exitInternal
+		if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
+			code = exitBadInput
+		}
+	}
+	return code, out.String(), errb.String()
+}
+
+const MiB = 1 << 20
+
+func TestParseVary(t *testing.T) {
+	mib := func(ns ...float64) []float64 {
+		for i := range ns {
+			ns[i] *= MiB
+		}
+		return ns
+	}
+	for _, tc := range []struct {
+		in     string
+		field  string
+		kind   units.Kind
+		values []float64
+	}{
+		{"kv=1MiB..4MiB:1MiB", "kv", units.KindBytes, mib(1, 2, 3, 4)},
+		{"kv=1MiB..16MiB:x2", "kv", units.KindBytes, mib(1, 2, 4, 8, 16)},
+		{"kv=1MiB..20MiB:x2", "kv", units.KindBytes, mib(1, 2, 4, 8, 16)}, // b itself only when a step lands on it
+		{"kv=4MiB,512KiB,2MiB", "kv", units.KindBytes, mib(4, 0.5, 2)},    // a list keeps its order
+		{"kv=1048576..2MiB:1MiB", "kv", units.KindBytes, mib(1, 2)},       // a plain number is in bytes
+		{"kv=8MiB", "kv", units.KindBytes, mib(8)},
+		{"ctx=128..4096:x2", "ctx", 0, []float64{128, 256, 512, 1024, 2048, 4096}},
+		{"ctx=0..1024:256", "ctx", 0, []float64{0, 256, 512, 768, 1024}},
+		// xN on token counts rounds, and drops the repeats rounding makes:
+		// 1, 1.2, 1.44, 1.73, 2.07, 2.49, 2.99.
+		{"ctx=1..3:x1.2", "ctx", 0, []float64{1, 2, 3}},
+		{"memory.dram.bandwidth=40GB/s..80GB/s:10GB/s", "memory.dram.bandwidth", units.KindByteRate, []float64{40e9, 50e9, 60e9, 70e9, 80e9}},
+		{"memory.l3.size=3MiB,6MiB,12MiB", "memory.l3.size", units.KindBytes, mib(3, 6, 12)},
+		{"memory.l3.size = 3 MiB, 6 MiB", "memory.l3.size", units.KindBytes, mib(3, 6)},
+		{"memory.l3.ways=8,12,16", "memory.l3.ways", 0, []float64{8, 12, 16}},
+		{"units.npu.clock=500MHz..1GHz:250MHz", "units.npu.clock", units.KindFrequency, []float64{500e6, 750e6, 1e9}},
+		{"model.kv_heads=1..8:x2", "model.kv_heads", 0, []float64{1, 2, 4, 8}},
+		// Float steps drift (0.1 added up is not 0.3); values are tidied
+		// and the end within 1e-9 is b.
+		{"x=0.1..1:0.1", "x", 0, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}},
+		{"x=0..1:0.3", "x", 0, []float64{0, 0.3, 0.6, 0.9}},
+		{"x=1..1.331:x1.1", "x", 0, []float64{1, 1.1, 1.21, 1.331}},
+		{"thermal.ambient=-10C..20C:15C", "thermal.ambient", units.KindTemperature, []float64{-10, 5, 20}},
+	} {
+		a, err := parseVary(tc.in)
+		if err != nil {
+			t.Errorf("%s: %v", tc.in, err)
+			continue
+		}
+		if a.field != tc.field || a.kind != tc.kind || !slices.Equal(a.values, tc.values) {
+			t.Errorf("%s: got %s %v %v, want %s %v %v", tc.in, a.field, a.kind, a.values, tc.field, tc.kind, tc.values)
+		}
+	}
+}
+
+func TestParseVaryErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"kv", "is not FIELD=RANGE"},
+		{"=1,2", "is not FIELD=RANGE"},
+		{"kv=", "is not FIELD=RANGE"},
+		{"kv=4MiB..1MiB:1MiB", "runs backwards"},
+		{"x=1..4:0", "step must be above 0"},
+		{"x=1..4:-1", "step must be above 0"},
+		{"kv=1MiB..4MiB:0B", "a size must be positive"},
+		{"kv=1MiB..4MiB:x1", "factor must be above 1"},
+		{"kv=1MiB..4MiB:x0.5", "factor must be above 1"},
+		{"kv=1MiB..4MiB:xfast", "factor must be a plain number"},
+		{"ctx=0..4096:x2", "must start above 0"},
+		{"kv=1MiB..4MiB", "needs a step"},
+		{"memory.dram.bandwidth=40GB/s..80GiB:10GB/s", "mix units: bandwidth and size"},
+		{"memory.l3.size=3MiB,6GB/s", "mix units: size and bandwidth"},
+		{"kv=1B..1GiB:1B", "more than 10000 points"},
+		{"kv=1B..1GiB:x1.0000001", "more than 10000 points"},
+		{"ctx=1.5..4:1", `"1.5" is not a context length`},
+		{"ctx=-1,4", `"-1" is not a context length`},
+		{"kv=fast", `"fast" is not a size`},
+		{"kv=1GB/s", "GB/s is a bandwidth, not a size"},
+		{"memory.l3.size=big", `"big" is not a number or a quantity`},
+		{"memory.dram.bandwidth=0GB/s,10GB/s", "a bandwidth must be positive"},
+	} {
+		_, err := parseVary(tc.in)
+		if err == nil {
+			t.Errorf("%s: no error", tc.in)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "--vary") || !strings.Contains(msg, "a..b:step") {
+			t.Errorf("%s: %q should name --vary, say %q and list the forms", tc.in, msg, tc.want)
+		}
+	}
+	if _, err := parseVaries([]string{"kv=1MiB..2MiB:1MiB", "ctx=1,2"}); err == nil || !strings.Contains(err.Error(), "vary one of them") {
+		t.Errorf("kv and ctx together: %v", err)
+	}
+	if _, err := parseVaries([]string{"ctx=1,2", "ctx=3"}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("ctx twice: %v", err)
+	}
+	if _, err := parseVaries([]string{"ctx=1..200:1", "memory.l3.ways=1..100:1"}); err == nil || !strings.Contains(err.Error(), "more than 10000 points together") {
+		t.Errorf("200 × 100 points: %v", err)
+	}
+}
+
+// sweepPoints decodes a JSON sweep as a list of key/value lists, in
+// document order.
+func sweepPoints(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var points []map[string]any
+	if err := json.Unmarshal([]byte(out), &points); err != nil {
+		t.Fatalf("not a JSON array: %v\n%s", err, out)
+	}
+	return points
+}
+
+var kvArgs = []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB..4MiB:1MiB",
+	"--metrics", "memory.kv_l3_miss_rate,decode.tokens_per_s", "--gen", "4", "--format", "json"}
+
+// TestSweepKV: four points in range order, the context derived from the
+// KV-cache size, every metric a number.
+func TestSweepKV(t *testing.T) {
+	code, out, errs := sweep(kvArgs...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	points := sweepPoints(t, out)
+	if len(points) != 4 {
+		t.Fatalf("%d points, want 4", len(points))
+	}
+	// seed-moe-3b's F16 KV cache is 2 × 24 layers × 4 KV heads × 128 ×
+	// 2 B = 49152 B a token: 1 MiB is 21.3 tokens, 2 MiB 42.7, 3 MiB 64,
+	// 4 MiB 85.3.
+	wantCtx := []float64{21, 43, 64, 85}
+	for i, p := range points {
+		if p["kv"] != float64((i+1)*MiB) || p["ctx"] != wantCtx[i] {
+			t.Errorf("point %d: kv %v ctx %v, want %d and %v", i, p["kv"], p["ctx"], (i+1)*MiB, wantCtx[i])
+		}
+		for _, m := range []string{"memory.kv_l3_miss_rate", "decode.tokens_per_s"} {
+			if v, ok := p[m].(float64); !ok || v <= 0 {
+				t.Errorf("point %d: %s = %v", i, m, p[m])
+			}
+		}
+	}
+	if i, j := strings.Index(out, `"kv"`), strings.Index(out, `"ctx"`); i < 0 || j < i || strings.Index(out, `"memory.kv_l3_miss_rate"`) < j {
+		t.Errorf("keys out of order (kv, ctx, then the metrics):\n%s", out)
+	}
+}
+
+// TestSweepSameOutputAnyParallelism: one worker or four, the same bytes.
+func TestSweepSameOutputAnyParallelism(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(4)
+	_, parallel, _ := sweep(kvArgs...)
+	runtime.GOMAXPROCS(1)
+	_, serial, errs := sweep(kvArgs...)
+	if parallel == "" || parallel != serial {
+		t.Errorf("output differs between 4 workers and 1 (%s):\n%s\n---\n%s", errs, parallel, serial)
+	}
+}
+
+// TestSweepNests: the first --vary is the outer loop, and a --set path
+// reaches the simulator: decode, which streams the weights from DRAM,
+// is faster on the faster DRAM.
+func TestSweepNests(t *testing.T) {
+	code, out, errs := sweep("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "ctx=16,32",
+		"--vary", "memory.dram.bandwidth=25.5GB/s,51GB/s", "--metrics", "decode.tokens_per_s", "--gen", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	points := sweepPoints(t, out)
+	var got [][2]float64
+	for _, p := range points {
+		got = append(got, [2]float64{p["ctx"].(float64), p["memory.dram.bandwidth"].(float64)})
+	}
+	want := [][2]float64{{16, 25.5e9}, {16, 51e9}, {32, 25.5e9}, {32, 51e9}}
+	if !slices.Equal(got, want) {
+		t.Errorf("points %v, want %v", got, want)
+	}
+	for i := 0; i < len(points); i += 2 {
+		slow, fast := points[i]["decode.tokens_per_s"].(float64), points[i+1]["decode.tokens_per_s"].(float64)
+		if fast <= slow {
+			t.Errorf("ctx %v: %v tokens/s at 51 GB/s, not above %v at 25.5 GB/s", got[i][0], fast, slow)
+		}
+	}
+}
+
+func TestSweepTableAndCSV(t *testing.T) {
+	args := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB,2MiB", "--metrics", "decode.tokens_per_s,ttft_s", "--gen", "2"}
+	code, out, errs := sweep(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "seed-moe-3b Q4_0 on seed-c") ||
+		!strings.Contains(lines[2], "decode.tokens_per_s") || !strings.Contains(lines[3], "1 MiB") || !strings.Contains(lines[3], " ms") {
+		t.Errorf("table:\n%s", out)
+	}
+	code, out, errs = sweep(append(args, "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || lines[0] != "kv,ctx,decode.tokens_per_s,ttft_s" || !strings.HasPrefix(lines[1], "1048576,21,") {
+		t.Errorf("csv:\n%s", out)
+	}
+}
+
+// TestSweepPointThatDoesNotFit: on a chip with 2 GiB of DRAM, seed-moe-3b
+// Q4_0 (1.76 GB of weights) leaves room for 256 MiB of KV cache but not
+// 1 GiB. The sweep reports that point with null metrics and why, and
+// exits 0; when no point fits it exits 2.
+func TestSweepPointThatDoesNotFit(t *testing.T) {
+	args := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--fidelity", "analytic", "--gen", "1",
+		"--vary", "kv=64MiB..1GiB:x4", "--metrics", "decode.tokens_per_s", "--format", "json"}
+	code, out, errs := sweep(append(args, "--set", "memory.dram.capacity=2GiB")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	points := sweepPoints(t, out)
+	if len(points) != 3 {
+		t.Fatalf("%d points, want 3", len(points))
+	}
+	for i, p := range points[:2] {
+		if _, ok := p["decode.tokens_per_s"].(float64); !ok || p["error"] != nil {
+			t.Errorf("point %d should have run: %v", i, p)
+		}
+	}
+	last := points[2]
+	if v, ok := last["decode.tokens_per_s"]; !ok || v != nil || !strings.Contains(fmt.Sprint(last["error"]), "does not fit: needs") {
+		t.Errorf("the 1 GiB point: %v", last)
+	}
+	if !strings.Contains(errs, "1 of 3 points did not run") || !strings.Contains(errs, "kv=1 GiB") {
+		t.Errorf("stderr %q should count and name the point that did not run", errs)
+	}
+
+	code, out, errs = sweep(append(args, "--set", "memory.dram.capacity=1GiB")...)
+	if code != 2 || out != "" || !strings.Contains(errs, "no point of the sweep ran") || !strings.Contains(errs, "does not fit") {
+		t.Errorf("nothing fits: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestSweepPlot(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kv.png")
+	code, _, errs := sweep("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB..2MiB:1MiB",
+		"--metrics", "memory.kv_l3_miss_rate,decode.tokens_per_s", "--gen", "2", "--plot", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width < 1200 {
+		t.Errorf("plot: %v, %d px wide", err, cfg.Width)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %d files; a temporary file stayed", len(entries))
+	}
+}
+
+// TestSweepBadInputExits2: every bad input is exit 2 with a one-line
+// message, before anything runs, and nothing on stdout.
+func TestSweepBadInputExits2(t *testing.T) {
+	base := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--gen", "1"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "kv=1MiB", "--metrics", "kv_l3_miss_rate"}, "closest: memory.kv_l3_miss_rate"},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "decode.tokens_per_s,soc"}, "--metrics soc is not a numeric key"},
+		{[]string{"--vary", "kv=1MiB"}, "--metrics is required"},
+		{[]string{"--metrics", "ttft_s"}, "--vary is required"},
+		{[]string{"--vary", "kv=4MiB..1MiB:1MiB", "--metrics", "ttft_s"}, "--vary kv=4MiB..1MiB:1MiB: the range runs backwards"},
+		{[]string{"--vary", "kv=1MiB..4MiB:x1", "--metrics", "ttft_s"}, "factor must be above 1"},
+		{[]string{"--vary", "memory.l3.sise=3MiB,6MiB", "--metrics", "ttft_s"}, `--vary memory.l3.sise=3 MiB: --set: field memory.l3.sise: unknown path: memory.l3 has no field "sise"`},
+		{[]string{"--vary", "model.kv_head=1,2", "--metrics", "ttft_s"}, "unknown path"},
+		{[]string{"--vary", "memory.l3.size=1GB/s,2GB/s", "--metrics", "ttft_s"}, "GB/s is a bandwidth, not a size"},
+		{[]string{"--vary", "scenario.turns=1,2", "--metrics", "ttft_s"}, "scenarios are not available yet"},
+		{[]string{"--vary", "kv=1MiB", "--vary", "ctx=5", "--metrics", "ttft_s"}, "vary one of them"},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--plot", "kv.gif"}, "use .png, .svg or .pdf"},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--plot", filepath.Join(t.TempDir(), "no", "kv.png")}, "no directory"},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--format", "xml"}, `--format "xml"`},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--set", "memory.dram.speed=1"}, "--set: field memory.dram.speed: unknown path"},
+		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--unit", "tpu"}, `--unit "tpu"`},
+	} {
+		code, out, errs := sweep(append(base, tc.args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, errs)
+		}
+		if !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, errs, tc.want)
+		}
+		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: message spans lines: %q", tc.args, errs)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
+		}
+	}
+}

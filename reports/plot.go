@@ -1,0 +1,460 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Figure sizes: a slide is 13.33 in wide; a 10 in figure at 150 dpi is
+// 1500 px, and its 12 pt text stays readable when the slide is projected.
+const (
+	figureWidth = 10 * vg.Inch
+	panelHeight = 3 * vg.Inch
+	titleHeight = 0.4 * vg.Inch
+	pngDPI      = 150
+	lineWidth   = 2 // points; the axes are 0.5 pt, so the data stands out
+	glyphRadius = 3 // points
+)
+
+// Text sizes, in points.
+const (
+	titleSize = 16
+	labelSize = 14
+	tickSize  = 12
+)
+
+// PlotData is what a figure shows, in the figure's units: panels stacked
+// over one shared x axis, each with one line per group. It is kept apart
+// from the drawing so that reports can also write it as CSV, and tests
+// can check the data without looking at pixels.
+type PlotData struct {
+	Title  string
+	XLabel string // with its unit: "KV cache (MiB)"
+	XLog   bool   // the x values span more than a decade
+	Panels []Panel
+}
+
+// Panel is one metric's plot.
+type Panel struct {
+	YLabel string
+	Lines  []Line
+}
+
+// Line is one series. Label is empty when the figure has a single line.
+type Line struct {
+	Label string
+	X, Y  []float64 // points without a figure are left out
+}
+
+// SweepPlotData lays out a sweep for plotting: x is the first varied
+// field, one panel per metric, one line per combination of the other
+// varied fields (derived fields such as ctx do not split lines). Values
+// are scaled to one readable unit per axis (MiB, GB/s).
+func SweepPlotData(s *Sweep) PlotData {
+	if len(s.Fields) == 0 {
+		panic("reports: a sweep without fields")
+	}
+	xs := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		xs[i] = p.Values[0]
+	}
+	x := s.Fields[0]
+	xUnit, xDiv := axisUnit(xs, x.Kind)
+	d := PlotData{Title: s.Title(), XLabel: withUnit(x.Label, xUnit), XLog: spansDecade(xs)}
+
+	// Group points by the values of the other varied fields, in the order
+	// the groups first appear. Groups go by exact values; labels round.
+	var groups, keys []string
+	member := make([]int, len(s.Points))
+	for i, p := range s.Points {
+		var parts, key []string
+		for k, f := range s.Fields[1:] {
+			if !f.Derived {
+				parts = append(parts, f.Name+"="+FormatValue(p.Values[k+1], f.Kind))
+				key = append(key, strconv.FormatFloat(p.Values[k+1], 'g', -1, 64))
+			}
+		}
+		g := slices.Index(keys, strings.Join(key, ","))
+		if g < 0 {
+			g = len(groups)
+			groups = append(groups, strings.Join(parts, ", "))
+			keys = append(keys, strings.Join(key, ","))
+		}
+		member[i] = g
+	}
+
+	for m, name := range s.Metrics {
+		var ys []float64
+		for _, p := range s.Points {
+			if v := p.Metrics[m]; v != nil {
+				ys = append(ys, *v)
+			}
+		}
+		yUnit, yDiv := axisUnit(ys, MetricKind(name))
+		panel := Panel{YLabel: withUnit(name, yUnit), Lines: make([]Line, len(groups))}
+		for g, label := range groups {
+			panel.Lines[g].Label = label
+		}
+		for i, p := range s.Points {
+			if v := p.Metrics[m]; v != nil {
+				l := &panel.Lines[member[i]]
+				l.X = append(l.X, p.Values[0]/xDiv)
+				l.Y = append(l.Y, *v/yDiv)
+			}
+		}
+		d.Panels = append(d.Panels, panel)
+	}
+	return d
+}
+
+// axisUnit picks the unit an axis of kind k shows vals in, the one
+// units.Approx picks for the largest value (GB for 9.83e9 bytes, MiB for
+// 16 MiB), and its size in base units.
+// Plain numbers have no unit and a size of 1.
+func axisUnit(vals []float64, k units.Kind) (string, float64) {
+	if k == 0 || len(vals) == 0 {
+		return "", 1
+	}
+	var top float64
+	for _, v := range vals {
+		top = math.Max(top, math.Abs(v))
+	}
+	if top == 0 {
+		return "", 1
+	}
+	s := units.Approx(top, k)
+	sym := strings.TrimLeft(s, "+-0123456789.e ")
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		sym = s[i+1:]
+	}
+	size, err := units.Parse("1 "+sym, k)
+	if err != nil {
+		panic(fmt.Sprintf("reports: units.Approx printed %q, which does not read back: %v", s, err))
+	}
+	return sym, size
+}
+
+func withUnit(label, unit string) string {
+	if unit == "" {
+		return label
+	}
+	return label + " (" + unit + ")"
+}
+
+// spansDecade reports whether positive values span more than a factor of
+// ten, which a log axis shows better.
+func spansDecade(vals []float64) bool {
+	if len(vals) == 0 {
+		return false
+	}
+	lo, hi := slices.Min(vals), slices.Max(vals)
+	return lo > 0 && hi/lo > 10
+}
+
+// WriteCSV prints the plotted data, one row a point: panel, line, x, y.
+func (d PlotData) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"panel", "line", d.XLabel, "y"}); err != nil {
+		return err
+	}
+	for _, p := range d.Panels {
+		for _, l := range p.Lines {
+			for i := range l.X {
+				if err := cw.Write([]string{p.YLabel, l.Label, jsonNumber(l.X[i]), jsonNumber(l.Y[i])}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Figure is a title over panels drawn one above the other at slide size,
+// with a legend at the right when the panels have more than one line.
+type Figure struct {
+	Title  string
+	Panels []*plot.Plot
+	Legend *plot.Legend
+}
+
+// Figure draws the data with gonum/plot: the title on top, the x label
+// under the last panel, the legend beside the panels (not over the data),
+// and the same x range and scale in every panel so that they read as one
+// chart. Line k has the same colour, dashes and marker in every panel.
+func (d PlotData) Figure() (*Figure, error) {
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, p := range d.Panels {
+		for _, l := range p.Lines {
+			for _, x := range l.X {
+				xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+			}
+		}
+	}
+	f := &Figure{Title: d.Title}
+	for i, p := range d.Panels {
+		pl := plot.New()
+		style(pl)
+		pl.Y.Label.Text = p.YLabel
+		if i == len(d.Panels)-1 {
+			pl.X.Label.Text = d.XLabel
+		}
+		if d.XLog {
+			pl.X.Scale = plot.LogScale{}
+			pl.X.Tick.Marker = logTicks{}
+		}
+		pl.Add(xGrid{pl.X.Tick.Marker})
+		if i < len(d.Panels)-1 {
+			pl.X.Tick.Marker = unlabelled{pl.X.Tick.Marker}
+		}
+		ymin := 0.0 // figures here are counts, rates and times: start at zero unless one is negative
+		for k, l := range p.Lines {
+			if len(l.X) == 0 {
+				continue
+			}
+			xys := make(plotter.XYs, len(l.X))
+			for j := range l.X {
+				xys[j] = plotter.XY{X: l.X[j], Y: l.Y[j]}
+				ymin = math.Min(ymin, l.Y[j])
+			}
+			line, points, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, fmt.Errorf("panel %s, line %q: %w", p.YLabel, l.Label, err)
+			}
+			line.LineStyle, points.GlyphStyle = lineStyle(k), glyphStyle(k)
+			pl.Add(line, points)
+		}
+		pl.Y.Min = math.Min(pl.Y.Min, ymin)
+		if !math.IsInf(xmin, 0) {
+			pl.X.Min, pl.X.Max = xmin, xmax
+		} else { // no point has a figure: an empty panel
+			pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, 1, 0, 1
+			if d.XLog {
+				pl.X.Min, pl.X.Max = 1, 10
+			}
+		}
+		f.Panels = append(f.Panels, pl)
+	}
+	if len(d.Panels) > 0 && len(d.Panels[0].Lines) > 1 {
+		l := plot.NewLegend()
+		l.TextStyle.Font = sans(tickSize)
+		l.Top, l.Left = true, true
+		l.ThumbnailWidth = vg.Points(30)
+		l.Padding = vg.Points(4)
+		for k, line := range d.Panels[0].Lines {
+			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(k)}, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
+		}
+		f.Legend = &l
+	}
+	return f, nil
+}
+
+// lineStyle and glyphStyle tell line k apart in colour (plotutil's dark
+// palette, strong on a projector), dashes and a filled marker, so that
+// the figure also reads in grey.
+func lineStyle(k int) draw.LineStyle {
+	return draw.LineStyle{
+		Color:  plotutil.DarkColors[k%len(plotutil.DarkColors)],
+		Width:  vg.Points(lineWidth),
+		Dashes: plotutil.Dashes(k),
+	}
+}
+
+func glyphStyle(k int) draw.GlyphStyle {
+	return draw.GlyphStyle{
+		Color:  plotutil.DarkColors[k%len(plotutil.DarkColors)],
+		Radius: vg.Points(glyphRadius),
+		Shape:  glyphShapes[k%len(glyphShapes)],
+	}
+}
+
+// style sets sans-serif text in sizes legible on a slide, and horizontal
+// grid lines (xGrid draws the vertical ones).
+func style(pl *plot.Plot) {
+	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
+		a.Label.TextStyle.Font = sans(labelSize)
+		a.Tick.Label.Font = sans(tickSize)
+	}
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	pl.Add(g)
+}
+
+func sans(size float64) font.Font {
+	return font.Font{Typeface: plot.DefaultFont.Typeface, Variant: "Sans", Size: font.Length(size)}
+}
+
+// xGrid draws vertical grid lines at the labelled ticks of a ticker: the
+// bottom panel's, so the panels above, whose ticks have no labels, show
+// the same lines.
+type xGrid struct{ ticks plot.Ticker }
+
+func (g xGrid) Plot(c draw.Canvas, pl *plot.Plot) {
+	trX, _ := pl.Transforms(&c)
+	for _, t := range g.ticks.Ticks(pl.X.Min, pl.X.Max) {
+		if t.IsMinor() || t.Value < pl.X.Min || t.Value > pl.X.Max {
+			continue
+		}
+		x := trX(t.Value)
+		c.StrokeLine2(plotter.DefaultGridLineStyle, x, c.Min.Y, x, c.Max.Y)
+	}
+}
+
+// glyphShapes are filled, so a point reads even where lines cross.
+var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+
+// unlabelled keeps the tick marks of the panels above the last one, whose
+// x axis the last panel labels.
+type unlabelled struct{ plot.Ticker }
+
+func (u unlabelled) Ticks(min, max float64) []plot.Tick {
+	ticks := u.Ticker.Ticks(min, max)
+	for i := range ticks {
+		ticks[i].Label = ""
+	}
+	return ticks
+}
+
+// logTicks marks a log axis at 1, 2 and 5 times each power of ten, with
+// labels, and at the other digits without: gonum's LogTicks labels only
+// the powers, which leaves a 1..16 MiB axis with two numbers.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		for m := 1; m < 10; m++ {
+			// Rounded to 12 digits so that 3×10^-1 prints as 0.3.
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m)*math.Pow(10, e), 'g', 12, 64), 64)
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// Size is the figure's width and height.
+func (f *Figure) Size() (w, h vg.Length) {
+	return figureWidth, titleHeight + panelHeight*vg.Length(len(f.Panels))
+}
+
+// Render draws the figure as png, svg or pdf.
+func (f *Figure) Render(format string) (io.WriterTo, error) {
+	w, h := f.Size()
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+	case "svg", "pdf":
+		var err error
+		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cannot draw a figure as %q: use png, svg or pdf", format)
+	}
+	dc := draw.New(c)
+	title := plot.New().Title.TextStyle
+	title.Font = sans(titleSize)
+	dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(8)}, f.Title)
+	dc = draw.Crop(dc, 0, 0, 0, -titleHeight)
+	if f.Legend != nil {
+		r := f.Legend.Rectangle(dc)
+		w := r.Max.X - r.Min.X + vg.Points(12)
+		f.Legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w, 0, 0, -vg.Points(6)))
+		dc = draw.Crop(dc, 0, -w, 0, 0)
+	}
+	tiles := draw.Tiles{
+		Rows: len(f.Panels), Cols: 1,
+		PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
+		PadY: vg.Points(6),
+	}
+	grid := make([][]*plot.Plot, len(f.Panels))
+	for i, p := range f.Panels {
+		grid[i] = []*plot.Plot{p}
+	}
+	canvases := plot.Align(grid, tiles, dc)
+	for i, p := range f.Panels {
+		p.Draw(canvases[i][0])
+	}
+	return c, nil
+}
+
+// FigureFormat returns the format a figure file's extension asks for.
+func FigureFormat(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".png", ".svg", ".pdf":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("--plot %s: the extension decides the format; use .png, .svg or .pdf", path)
+}
+
+// SaveFigure writes the figure to path, in the format its extension
+// names. It writes a temporary file beside path and renames it, so a
+// failure never leaves half a figure behind.
+func SaveFigure(path string, f *Figure) (err error) {
+	format, err := FigureFormat(path)
+	if err != nil {
+		return err
+	}
+	wt, err := f.Render(format)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+// writeAtomic replaces path with data: a temporary file in the same
+// directory, synced, then renamed over path.
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

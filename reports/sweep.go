@@ -1,0 +1,379 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// Sweep is what `edgetwin sweep` found: one point per combination of the
+// varied fields, in range order with the first field outermost.
+type Sweep struct {
+	SoC, Model, Quant string // what ran, for titles
+	// Fields are the input columns: the varied fields in the order given,
+	// each followed by the fields derived from it (ctx after kv).
+	Fields []SweepField
+	// Metrics are result key paths (decode.tokens_per_s), as given.
+	Metrics []string
+	Points  []SweepPoint
+}
+
+// SweepField is one input column of a sweep.
+type SweepField struct {
+	Name  string     // as given to --vary (kv, memory.l3.size), or the derived field's
+	Label string     // what an axis calls it, without the unit: "KV cache"
+	Kind  units.Kind // of the values; 0 for plain numbers (context lengths, ways)
+	// Derived fields follow from another field (the context a KV-cache
+	// size gives); plots draw no separate line for them.
+	Derived bool
+}
+
+// SweepPoint is one simulation of a sweep.
+type SweepPoint struct {
+	Values  []float64  // one per field, in SI base units
+	Metrics []*float64 // one per metric; nil where the result has no figure
+	// Err says why the point has no result ("does not fit: ..."); its
+	// metrics are then all nil.
+	Err string
+}
+
+// Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".
+func (s *Sweep) Title() string {
+	return fmt.Sprintf("%s %s on %s", s.Model, s.Quant, s.SoC)
+}
+
+// failed reports whether any point has no result.
+func (s *Sweep) failed() bool {
+	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.Err != "" })
+}
+
+// MetricKeys lists the key paths of a simulation result that hold
+// numbers, in document order: what a sweep can report.
+func MetricKeys() []string {
+	// Flatten leaves lists out, but a nil list marshals as null, which
+	// would read as a figure: make them empty.
+	var r sim.Result
+	emptyLists(reflect.ValueOf(&r).Elem())
+	fields, err := Flatten(r)
+	if err != nil {
+		panic("reports: a zero sim.Result does not marshal: " + err.Error())
+	}
+	var keys []string
+	for _, f := range fields {
+		if !strings.HasPrefix(f.Value, `"`) { // strings (soc, unit) are names, not figures
+			keys = append(keys, f.Key)
+		}
+	}
+	return keys
+}
+
+// emptyLists sets the nil slices and maps of struct v to empty ones, and
+// its nil pointers to structs to zero structs, all the way down.
+func emptyLists(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.Slice:
+			if f.IsNil() {
+				f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+			}
+		case reflect.Map:
+			if f.IsNil() {
+				f.Set(reflect.MakeMap(f.Type()))
+			}
+		case reflect.Pointer:
+			if f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {
+				f.Set(reflect.New(f.Type().Elem()))
+				emptyLists(f.Elem())
+			}
+		case reflect.Struct:
+			emptyLists(f)
+		}
+	}
+}
+
+// CheckMetrics rejects metric names that are not numeric result keys,
+// naming the closest valid ones.
+func CheckMetrics(names []string) error {
+	keys := MetricKeys()
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n == "":
+			return fmt.Errorf("--metrics has an empty name; give result key paths such as decode.tokens_per_s")
+		case seen[n]:
+			return fmt.Errorf("--metrics lists %s twice", n)
+		case !slices.Contains(keys, n):
+			return fmt.Errorf("--metrics %s is not a numeric key of the simulate result; closest: %s (all: edgetwin simulate --format json)", n, strings.Join(closest(n, keys, 3), ", "))
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// closest returns up to n keys near name: those that end with it first,
+// then by edit distance, leaving out keys that differ in more than half
+// of name unless nothing is nearer.
+func closest(name string, keys []string, n int) []string {
+	score := func(k string) int {
+		if strings.HasSuffix(k, "."+name) {
+			return 0
+		}
+		return 1 + editDistance(name, k)
+	}
+	sorted := slices.Clone(keys)
+	slices.SortStableFunc(sorted, func(a, b string) int { return score(a) - score(b) })
+	near := 1
+	for near < min(n, len(sorted)) && score(sorted[near]) <= 1+len(name)/2 {
+		near++
+	}
+	return sorted[:near]
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// MetricValues reads the named metrics (checked by CheckMetrics) from a
+// result; a null figure is nil.
+func MetricValues(r *sim.Result, names []string) ([]*float64, error) {
+	fields, err := Flatten(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*float64, len(names))
+	for i, n := range names {
+		text, ok := Lookup(fields, n)
+		if !ok {
+			return nil, fmt.Errorf("the result has no %s", n)
+		}
+		if text == "null" {
+			continue
+		}
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q is not a number", n, text)
+		}
+		out[i] = &v
+	}
+	return out, nil
+}
+
+// MetricKind guesses the dimension of a result key from its name, for
+// printing it readably: memory.dram_bytes is a size, ttft_s a duration.
+// Rates in 0..1 and token rates are plain numbers (0).
+func MetricKind(key string) units.Kind {
+	switch {
+	case strings.HasSuffix(key, "_bytes_per_s"):
+		return units.KindByteRate
+	case strings.HasSuffix(key, "_per_s"):
+		return 0
+	case strings.HasSuffix(key, "_bytes"):
+		return units.KindBytes
+	case strings.HasSuffix(key, "_s"), strings.HasSuffix(key, ".seconds"):
+		return units.KindDuration
+	case strings.HasSuffix(key, "joules_per_token"):
+		return units.KindEnergy
+	case strings.HasSuffix(key, "_w"):
+		return units.KindPower
+	case strings.HasSuffix(key, "_c"):
+		return units.KindTemperature
+	}
+	return 0
+}
+
+// WriteSweep prints a sweep in format f.
+func WriteSweep(w io.Writer, s *Sweep, f Format) error {
+	switch f {
+	case JSON:
+		return WriteJSON(w, sweepJSON{s})
+	case CSV:
+		return SweepCSV(w, s)
+	}
+	return SweepTable(w, s)
+}
+
+// sweepJSON is the JSON form of a sweep: an array of objects whose keys
+// are in column order (fields, then metrics), which a map cannot keep.
+type sweepJSON struct{ s *Sweep }
+
+func (j sweepJSON) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, p := range j.s.Points {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		for k, f := range j.s.Fields {
+			member(&b, k > 0, f.Name, jsonNumber(p.Values[k]))
+		}
+		for k, m := range j.s.Metrics {
+			v := "null"
+			if p.Metrics[k] != nil {
+				v = jsonNumber(*p.Metrics[k])
+			}
+			member(&b, true, m, v)
+		}
+		if p.Err != "" {
+			msg, _ := json.Marshal(p.Err)
+			member(&b, true, "error", string(msg))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
+}
+
+func member(b *bytes.Buffer, comma bool, key, value string) {
+	if comma {
+		b.WriteByte(',')
+	}
+	k, _ := json.Marshal(key)
+	b.Write(k)
+	b.WriteByte(':')
+	b.WriteString(value)
+}
+
+// jsonNumber writes v as encoding/json does, so sweep numbers read like
+// simulate's.
+func jsonNumber(v float64) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic("reports: sweep value " + fmt.Sprint(v) + " is not a JSON number")
+	}
+	return string(data)
+}
+
+// header lists the columns: fields, metrics, and error when a point failed.
+func (s *Sweep) header() []string {
+	var h []string
+	for _, f := range s.Fields {
+		h = append(h, f.Name)
+	}
+	h = append(h, s.Metrics...)
+	if s.failed() {
+		h = append(h, "error")
+	}
+	return h
+}
+
+// SweepCSV prints a header row and one row per point: numbers in SI base
+// units as in the JSON, an empty cell for a missing figure, and an error
+// column when some point has no result.
+func SweepCSV(w io.Writer, s *Sweep) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(s.header()); err != nil {
+		return err
+	}
+	failed := s.failed()
+	for _, p := range s.Points {
+		var rec []string
+		for _, v := range p.Values {
+			rec = append(rec, jsonNumber(v))
+		}
+		for _, m := range p.Metrics {
+			cell := ""
+			if m != nil {
+				cell = jsonNumber(*m)
+			}
+			rec = append(rec, cell)
+		}
+		if failed {
+			rec = append(rec, p.Err)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SweepTable prints the sweep for people: a title, then right-aligned
+// columns with quantities in readable units, "—" for a missing figure and
+// the reason a point has no result at the end of its row.
+func SweepTable(w io.Writer, s *Sweep) error {
+	fmt.Fprintf(w, "%s — %d points\n\n", s.Title(), len(s.Points))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// Every cell ends with a tab so that AlignRight aligns it; the error
+	// text follows the last tab and stays left-aligned.
+	for _, h := range s.header() {
+		if h == "error" {
+			fmt.Fprint(tw, "  error")
+		} else {
+			fmt.Fprintf(tw, "%s\t", h)
+		}
+	}
+	fmt.Fprintln(tw)
+	for _, p := range s.Points {
+		for k, f := range s.Fields {
+			fmt.Fprintf(tw, "%s\t", FormatValue(p.Values[k], f.Kind))
+		}
+		for k, m := range p.Metrics {
+			cell := "—"
+			if m != nil {
+				cell = FormatValue(*m, MetricKind(s.Metrics[k]))
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
+		}
+		if p.Err != "" {
+			fmt.Fprint(tw, "  "+p.Err)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// FormatValue prints v for people: a quantity of kind k with units.Approx;
+// a plain number whole when it is whole (a context of 16384 tokens), else
+// to four significant digits without trailing zeros, and without an
+// exponent from 0.001 up.
+func FormatValue(v float64, k units.Kind) string {
+	a := math.Abs(v)
+	switch {
+	case k != 0:
+		return units.Approx(v, k)
+	case v == math.Trunc(v) && a < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a < 1e-3 || a >= 1e15:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	decimals := max(0, 3-int(math.Floor(math.Log10(a))))
+	t := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(t, ".") {
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	return t
+}
