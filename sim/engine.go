@@ -324,17 +324,24 @@ func (e *engine) tiles(op workloads.Op) []tile {
 
 // computeSeconds is an operator's time on the unit once its data is in
 // SRAM: the compute model, or reading its bytes out of SRAM if slower.
-// Resident KV split across its own banks is read in parallel with the
-// streamed tiles; sharing banks with them, the two serialise (a bank
-// conflict per access pair), and the extra time is counted.
+//
+// Streamed tiles and SRAM-resident KV are read at once. Interleaved over
+// all N banks (banks: shared), two streams collide in a bank on 1 access
+// pair in N and one of them waits a cycle, so together they run at
+// 1 − 1/(2N) of the SRAM's bandwidth; the extra time is the bank-conflict
+// cost. Split by head across their own banks (banks: split), each stream
+// has only its share of the bandwidth but never conflicts.
 func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) float64 {
 	bw := float64(e.unit.SRAMBandwidth)
 	sram := (streamed + resident) / bw
-	if resident > 0 && e.pol.KV.Banks == "split" {
+	switch {
+	case resident > 0 && e.pol.KV.Banks == "split":
 		share := float64(e.pol.KV.SRAM)
 		sram = math.Max(resident/(bw*share), streamed/(bw*(1-share)))
-	} else if resident > 0 {
-		e.st.bankConflict += math.Max(0, sram-math.Max(resident, streamed)/bw)
+	case resident > 0 && streamed > 0:
+		conflicted := sram / (1 - 1/(2*float64(e.unit.SRAMBanks)))
+		e.st.bankConflict += conflicted - sram
+		sram = conflicted
 	}
 	e.st.sramBytes += streamed + resident
 	return math.Max(e.opSeconds(op), sram)

@@ -121,6 +121,9 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"simulate", "--unit", "tpu"}, "--unit \"tpu\""},
 		{[]string{"simulate", "--soc", "raspberry-pi-5", "--quant", "F16"}, "does not fit: needs"},
 		{[]string{"simulate", "--bogus"}, "unknown flag"},
+		{[]string{"simulate", "--policy", "bogus"}, "no built-in policy \"bogus\"; policies: kv-first, naive, stream-weights"},
+		{[]string{"simulate", "--policy", filepath.Join(dir, "missing.yaml")}, "cannot read policy file: no such file"},
+		{[]string{"simulate", "--set", "units.npu.ops=[matmul, softmax]"}, "\"softmax\" is not an operator"},
 		{[]string{"catalog", "show", "nope"}, "no catalog chip or model"},
 	} {
 		code, out, errs := edgetwin(tc.args...)
@@ -135,6 +138,19 @@ func TestBadInputExits2(t *testing.T) {
 		}
 		if out != "" {
 			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
+		}
+	}
+}
+
+func TestSimulateListsFallbacksAndCounters(t *testing.T) {
+	code, out, errs := edgetwin("simulate", "--soc", "seed-c", "--model", "seed-moe-3b", "--prompt", "32", "--gen", "4",
+		"--set", "units.npu.ops=[embed, norm, matmul, attention, activation, residual, router]", "--policy", "kv-first", "--fidelity", "line")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"kv-first placement, line fidelity", "fallback to cpu", "rope ×", "profiler", "stall_mem", "stall_issue", "mac_util", "FLAG"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
 }

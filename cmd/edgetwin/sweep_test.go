@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -339,4 +340,29 @@ func TestSweepBadInputExits2(t *testing.T) {
 			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
 		}
 	}
+}
+
+// FuzzParseVary: no --vary text makes the range parser panic, and a range
+// it accepts is finite, within the point limit and in order for a..b forms.
+func FuzzParseVary(f *testing.F) {
+	for _, s := range []string{"kv=1MiB..16MiB:1MiB", "ctx=128..4096:x2", "memory.dram.bandwidth=40GB/s,60GB/s", "memory.l3.size=3MiB..12MiB:3MiB", "x=1..1e300:1", "kv=0..1:x1", "ctx=1,2,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := parseVary(s)
+		if err != nil {
+			return
+		}
+		if len(a.values) == 0 || len(a.values) > maxSweepPoints {
+			t.Fatalf("%q: %d values", s, len(a.values))
+		}
+		for i, v := range a.values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%q: value %d is %v", s, i, v)
+			}
+			if strings.Contains(s, "..") && i > 0 && v < a.values[i-1] {
+				t.Fatalf("%q: range out of order: %v", s, a.values)
+			}
+		}
+	})
 }
