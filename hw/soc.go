@@ -48,6 +48,11 @@ type DRAM struct {
 	Latency       units.Seconds `yaml:"latency,omitempty"`
 	// RowSize is the DRAM page: accesses within an open row are row hits.
 	RowSize units.Bytes `yaml:"row_size,omitempty"`
+	// EnergyPerByte is the energy of moving one byte between DRAM and the
+	// SoC (array, I/O and controller); StaticPower the background power
+	// (refresh, standby) while the run lasts.
+	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty"`
+	StaticPower   units.Watts  `yaml:"static_power,omitempty"`
 }
 
 // Cache is a set-associative cache. Size must equal ways × line × sets.
@@ -60,8 +65,12 @@ type Cache struct {
 	Latency   units.Seconds        `yaml:"latency,omitempty"`
 	// SharedBy names the units that allocate in this cache; empty means all.
 	SharedBy []string `yaml:"shared_by,omitempty"`
-	// Replacement is the replacement policy: lru, or srrip (scan-resistant).
-	Replacement string `yaml:"replacement,omitempty" spec:"oneof=lru|srrip"`
+	// Replacement is the replacement policy: lru, srrip (scan-resistant)
+	// or brrip (thrash-resistant).
+	Replacement string `yaml:"replacement,omitempty" spec:"oneof=lru|srrip|brrip"`
+	// EnergyPerByte is the energy of one byte read from or written to the
+	// cache.
+	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty"`
 }
 
 // Shares reports whether unit name allocates in the cache.
@@ -120,6 +129,18 @@ type Unit struct {
 	// FallbackSync is the cost of handing an operator to the CPU and back:
 	// interrupt, cache maintenance and wake-up, paid once per fallback.
 	FallbackSync units.Seconds `yaml:"fallback_sync,omitempty"`
+	// EnergyPerOp is the dynamic energy of one operation (half a MAC) per
+	// dtype at the nominal clock's voltage, operand delivery included.
+	EnergyPerOp map[dtype.Dtype]units.Joules `yaml:"energy_per_op,omitempty"`
+	// SRAMEnergyPerByte is the energy of one byte read from or written to
+	// the unit's SRAM.
+	SRAMEnergyPerByte units.Joules `yaml:"sram_energy_per_byte,omitempty"`
+	// StaticPower is the unit's leakage at its nominal voltage and
+	// LeakageRefTemp; it grows by LeakagePerC (a fraction per °C,
+	// exponentially) with temperature and in proportion to voltage.
+	StaticPower    units.Watts    `yaml:"static_power,omitempty"`
+	LeakagePerC    units.Fraction `yaml:"leakage_per_c,omitempty"`
+	LeakageRefTemp units.Celsius  `yaml:"leakage_ref_temp,omitempty"`
 }
 
 // Operators is the vocabulary of operator kinds a unit's `ops` may list;
@@ -161,6 +182,7 @@ type MACArray struct {
 // Storage is where weights live before they are loaded (UFS, NVMe, SD).
 type Storage struct {
 	ReadBandwidth units.BytesPerSecond `yaml:"read_bandwidth,omitempty"`
+	EnergyPerByte units.Joules         `yaml:"energy_per_byte,omitempty"`
 }
 
 // DMA is the engine that moves tiles between DRAM, the L3 and SRAM.

@@ -67,6 +67,12 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	if len(flags) > 0 {
 		row("profiler", "%s", strings.Join(flags, " · "))
 	}
+	if en := r.Energy; en.JoulesPerToken != nil && en.AvgPowerW != nil {
+		pp := en.Parts
+		row("energy", "%.3g J/token · %.2f W average, %.2f W peak · DRAM %s, static %s, compute %s of %.3g J",
+			*en.JoulesPerToken, *en.AvgPowerW, en.PeakPowerW,
+			pct(ratio(pp.DRAM, en.TotalJ)), pct(ratio(pp.Static, en.TotalJ)), pct(ratio(pp.Compute, en.TotalJ)), en.TotalJ)
+	}
 	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	assumed := 0
 	for _, p := range r.Provenance {
@@ -102,3 +108,10 @@ func rate(v *float64) string {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}

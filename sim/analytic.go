@@ -110,5 +110,7 @@ func (e *engine) analyticFallback(op workloads.Op) float64 {
 	e.st.fallback += t
 	e.countDRAM(moved)
 	e.st.ops += op.FLOPs
+	e.st.fallbackOps += op.FLOPs
+	e.st.hostOps += op.FLOPs
 	return t
 }

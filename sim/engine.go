@@ -71,7 +71,8 @@ type engine struct {
 type counters struct {
 	compute, stallMem, dispatch, host, fallback float64
 	bankConflict                                float64
-	ops                                         float64
+	ops                                         float64 // useful ops, wherever they ran
+	fallbackOps, hostOps                        float64 // of which on the CPU; and all CPU ops (sampling too)
 	dramBytes, l3HitBytes, sramBytes            float64
 	lines, missLines                            [2][numClasses]float64 // by phase
 	dramByPhase                                 [2]float64
@@ -86,6 +87,8 @@ func (c *counters) add(d counters, k float64) {
 	c.fallback += k * d.fallback
 	c.bankConflict += k * d.bankConflict
 	c.ops += k * d.ops
+	c.fallbackOps += k * d.fallbackOps
+	c.hostOps += k * d.hostOps
 	c.dramBytes += k * d.dramBytes
 	c.l3HitBytes += k * d.l3HitBytes
 	c.sramBytes += k * d.sramBytes
@@ -111,6 +114,8 @@ type stats struct {
 	fallbacks     map[string]*Fallback
 	fallbackOrder []string
 	samples       []BandwidthSample
+	energy        [2]energyParts // by phase
+	peakPower     float64        // watts, the highest of any pass
 }
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {

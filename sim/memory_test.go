@@ -349,3 +349,36 @@ func FuzzDecodePolicy(f *testing.F) {
 		}
 	})
 }
+
+func TestEnergyAddsUpAndFollowsTheBytes(t *testing.T) {
+	var prev float64
+	for _, q := range []string{"Q4_0", "Q8_0", "F16"} {
+		r := runWith(t, opts{chip: "seed-c", model: "llama-3.2-1b", quant: q, prompt: 64, gen: 8}, "stream-weights", Tile)
+		en := r.Energy
+		if en.JoulesPerToken == nil || en.AvgPowerW == nil {
+			t.Fatal("energy keys must never be null")
+		}
+		p := en.Parts
+		if sum := p.Compute + p.Host + p.SRAM + p.L3 + p.DRAM + p.Static; math.Abs(sum-en.TotalJ) > 1e-9*en.TotalJ {
+			t.Errorf("parts sum to %g J, total %g J", sum, en.TotalJ)
+		}
+		if math.Abs(en.PrefillJ+en.DecodeJ-en.TotalJ) > 1e-9*en.TotalJ {
+			t.Errorf("phases sum to %g J, total %g J", en.PrefillJ+en.DecodeJ, en.TotalJ)
+		}
+		// DRAM energy is the bytes moved times 30 pJ/B (the default).
+		if want := r.Memory.DRAMBytes * 30e-12; math.Abs(p.DRAM-want) > 1e-6*want {
+			t.Errorf("DRAM energy %g J, want %g J", p.DRAM, want)
+		}
+		// Static energy is every unit's leakage plus the DRAM's background
+		// for the whole run: seed-c has an NPU (0.15 W) and the default CPU
+		// (0.3 W), and 0.1 W of DRAM standby.
+		if want := 0.55 * r.Time.Total; math.Abs(p.Static-want) > 1e-9 {
+			t.Errorf("static energy %g J, want %g J", p.Static, want)
+		}
+		// Decode is memory-bound: more bytes per weight cost more per token.
+		if *en.JoulesPerToken <= prev {
+			t.Errorf("%s: %.4f J/token, not above the narrower format's %.4f", q, *en.JoulesPerToken, prev)
+		}
+		prev = *en.JoulesPerToken
+	}
+}

@@ -168,10 +168,32 @@ type BandwidthSample struct {
 	L3Util   float64 `json:"l3_util"`
 }
 
-// Energy is filled by the power model (not yet built): null until then.
+// Energy is what the run cost in joules and watts. Units run at their
+// nominal clock and voltage and leak as at their reference temperature
+// until the thermal model sets clocks and temperatures.
 type Energy struct {
-	JoulesPerToken *float64 `json:"joules_per_token"`
-	AvgPowerW      *float64 `json:"avg_power_w"`
+	// JoulesPerToken is the energy of a generated token (the decode's
+	// total over its tokens), or of a prompt token when nothing was
+	// generated.
+	JoulesPerToken        *float64    `json:"joules_per_token"`
+	AvgPowerW             *float64    `json:"avg_power_w"`
+	PeakPowerW            float64     `json:"peak_power_w"` // the highest average of any pass
+	TotalJ                float64     `json:"total_j"`
+	PrefillJ              float64     `json:"prefill_j"`
+	DecodeJ               float64     `json:"decode_j"`
+	PrefillJoulesPerToken *float64    `json:"prefill_joules_per_token"`
+	DecodeJoulesPerToken  *float64    `json:"decode_joules_per_token"`
+	Parts                 EnergyParts `json:"parts"`
+}
+
+// EnergyParts is where the energy went, in joules.
+type EnergyParts struct {
+	Compute float64 `json:"compute_j"` // the matrix unit's operations
+	Host    float64 `json:"host_j"`    // the CPU: sampling and fallbacks
+	SRAM    float64 `json:"sram_j"`
+	L3      float64 `json:"l3_j"`
+	DRAM    float64 `json:"dram_j"`
+	Static  float64 `json:"static_j"` // leakage of every unit and the DRAM background
 }
 
 // Thermal is filled by the thermal model (not yet built): null until then.

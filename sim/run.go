@@ -52,10 +52,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	work := workloads.Work{Phase: workloads.Prefill, Tokens: cfg.Prompt, Batch: cfg.Batch, Seed: cfg.Seed}
 	var prefill float64
+	before := e.st.counters
 	if cfg.Prompt > 0 {
 		prefill = pass("prefill", work)
 	}
 	r.TTFT = prefill + e.sample()
+	e.account(workloads.Prefill, e.st.counters.minus(before), r.TTFT)
 	e.clock = r.TTFT
 	r.Prefill = phase(cfg.Prompt*cfg.Batch, prefill)
 
@@ -77,6 +79,7 @@ func (e *engine) sample() float64 {
 	ops := sampleOpsPerLogit * float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
 	t := float64(e.host.Dispatch) + e.host.VectorSeconds(ops, dtype.FP32, 0)
 	e.st.host += t
+	e.st.hostOps += ops
 	return t
 }
 
@@ -206,6 +209,7 @@ func (e *engine) finish(r *Result, total float64) {
 	}
 	r.Health = health(r.Compute)
 	r.Bandwidth = st.samples
+	e.fillEnergy(r, total)
 }
 
 // Thresholds of a healthy matrix unit, as NPU profilers flag them.

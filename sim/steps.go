@@ -66,6 +66,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		before, fb := e.st.counters, e.fallbackSnapshot()
 		t := pass("decode "+strconv.Itoa(s), work) + e.sample()
 		cur := &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
+		e.account(workloads.Decode, cur.delta, t)
 		// The pass recorded its bandwidth sample before the skipped steps
 		// were known: put them first, then the step at its true start.
 		sample := e.st.samples[len(e.st.samples)-1]
@@ -134,8 +135,11 @@ func onLine(a, b, c *simulated) bool {
 func (e *engine) interpolate(a, b *simulated, k int) float64 {
 	w := float64(k-a.index) / float64(b.index-a.index)
 	t := (1-w)*a.seconds + w*b.seconds
-	e.st.counters.add(a.delta, 1-w)
-	e.st.counters.add(b.delta, w)
+	var d counters
+	d.add(a.delta, 1-w)
+	d.add(b.delta, w)
+	e.st.counters.add(d, 1)
+	e.account(workloads.Decode, d, t)
 	for kind, fa := range a.fallback {
 		f := e.st.fallbacks[kind]
 		fb := b.fallback[kind]
@@ -143,8 +147,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		f.Seconds += (1-w)*fa.Seconds + w*fb.Seconds
 		f.CopyBytes += (1-w)*fa.CopyBytes + w*fb.CopyBytes
 	}
-	dram := (1-w)*a.delta.dramBytes + w*b.delta.dramBytes
-	l3 := (1-w)*a.delta.l3HitBytes + w*b.delta.l3HitBytes
+	dram, l3 := d.dramBytes, d.l3HitBytes
 	e.st.samples = append(e.st.samples, BandwidthSample{
 		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),

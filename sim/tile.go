@@ -186,6 +186,8 @@ func (e *engine) runFallback(op workloads.Op, done func()) {
 	f := e.fallbackOf(string(op.Kind))
 	f.Count++
 	f.CopyBytes += copies
+	e.st.fallbackOps += op.FLOPs
+	e.st.hostOps += op.FLOPs
 	start := e.sim.Now()
 	e.countDRAM(copies + op.Touch(workloads.Weights))
 	e.sim.After(des.Seconds(sync), func() {

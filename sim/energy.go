@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// energyParts is where a stretch of the run's energy went, in joules.
+type energyParts struct {
+	compute, host, sram, l3, dram, static float64
+}
+
+func (p energyParts) total() float64 {
+	return p.compute + p.host + p.sram + p.l3 + p.dram + p.static
+}
+
+func (p *energyParts) add(q energyParts) {
+	p.compute += q.compute
+	p.host += q.host
+	p.sram += q.sram
+	p.l3 += q.l3
+	p.dram += q.dram
+	p.static += q.static
+}
+
+// energy is the energy of a stretch of the run whose counters grew by d
+// over seconds: dynamic energy per operation on the unit that ran it and
+// per byte at each level it crossed, plus every unit's and the DRAM's
+// static power for the whole stretch. Units run at their nominal clock
+// and voltage, at the leakage reference temperature, until the thermal
+// model sets clocks and temperatures.
+func (e *engine) energy(d counters, seconds float64) energyParts {
+	chip := &e.cfg.Chip.SoC
+	var p energyParts
+	p.compute = (d.ops - d.fallbackOps) * energyPerOp(e.unit, e.dt)
+	if e.host != nil {
+		p.host = d.hostOps * energyPerOp(e.host, dtype.FP32)
+	}
+	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte)
+	var lines float64
+	for ph := range d.lines {
+		for c := range d.lines[ph] {
+			lines += d.lines[ph][c]
+		}
+	}
+	if e.l3c != nil {
+		p.l3 = lines * e.line * float64(chip.Memory.L3.EnergyPerByte)
+	}
+	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)
+	static := float64(chip.Memory.DRAM.StaticPower)
+	for i := range chip.Units {
+		static += staticPower(&chip.Units[i], float64(chip.Units[i].LeakageRefTemp))
+	}
+	p.static = static * seconds
+	return p
+}
+
+// energyPerOp is a unit's energy per operation in dt, or in the nearest
+// dtype above it that the spec gives (a unit computes narrower types on
+// wider datapaths), or the widest it gives.
+func energyPerOp(u *hw.Unit, dt dtype.Dtype) float64 {
+	if j, ok := u.EnergyPerOp[dt]; ok {
+		return float64(j)
+	}
+	var widest float64
+	for _, d := range dtype.All {
+		j, ok := u.EnergyPerOp[d]
+		if ok && d.AtLeast(dt) {
+			return float64(j)
+		}
+		if ok {
+			widest = float64(j)
+		}
+	}
+	return widest
+}
+
+// staticPower is a unit's leakage at temperature tempC: its static power
+// at the reference temperature, growing exponentially by leakage_per_c.
+func staticPower(u *hw.Unit, tempC float64) float64 {
+	return float64(u.StaticPower) * math.Exp(float64(u.LeakagePerC)*(tempC-float64(u.LeakageRefTemp)))
+}
+
+// account adds the energy of a stretch of one phase and keeps the highest
+// power of any stretch (a pass and its sampling).
+func (e *engine) account(phase workloads.Phase, d counters, seconds float64) {
+	p := e.energy(d, seconds)
+	e.st.energy[phase].add(p)
+	if seconds > 0 {
+		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
+	}
+}
+
+// fillEnergy writes the energy figures of the result: totals, per phase,
+// per token, per part and per unit, average and peak power.
+func (e *engine) fillEnergy(r *Result, total float64) {
+	var all energyParts
+	for _, p := range e.st.energy {
+		all.add(p)
+	}
+	pre, dec := e.st.energy[workloads.Prefill].total(), e.st.energy[workloads.Decode].total()
+	en := Energy{
+		TotalJ: all.total(), PrefillJ: pre, DecodeJ: dec, PeakPowerW: e.st.peakPower,
+		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Static: all.static},
+	}
+	en.AvgPowerW = ptr(ratio(all.total(), total))
+	if n := r.Prefill.Tokens; n > 0 {
+		en.PrefillJoulesPerToken = ptr(pre / float64(n))
+	}
+	if n := r.Decode.Tokens; n > 0 {
+		en.DecodeJoulesPerToken = ptr(dec / float64(n))
+	}
+	// The headline: the energy of a generated token, or of a prompt token
+	// when nothing was generated.
+	switch {
+	case en.DecodeJoulesPerToken != nil:
+		en.JoulesPerToken = ptr(*en.DecodeJoulesPerToken)
+	case en.PrefillJoulesPerToken != nil:
+		en.JoulesPerToken = ptr(*en.PrefillJoulesPerToken)
+	default:
+		en.JoulesPerToken = ptr(0)
+	}
+	r.Energy = en
+}
