@@ -2,7 +2,6 @@ package hw
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -61,18 +60,11 @@ func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
 
 // LoadFile reads a chip file from disk.
 func LoadFile(path string, sets []spec.Override) (*Chip, error) {
-	data, err := os.ReadFile(path)
+	data, err := spec.ReadFile(path, "chip")
 	if err != nil {
-		return nil, &spec.Error{File: path, Msg: "cannot read chip file: " + errText(err)}
+		return nil, err
 	}
 	return Load(path, data, sets)
-}
-
-func errText(err error) string {
-	if os.IsNotExist(err) {
-		return "no such file"
-	}
-	return err.Error()
 }
 
 // addDefaultCPU gives a chip without a CPU the default one, before

@@ -2,11 +2,6 @@ package sim
 
 import (
 	"embed"
-	"fmt"
-	"os"
-	"path"
-	"sort"
-	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -62,34 +57,18 @@ type Placement struct {
 	Banks string `yaml:"banks,omitempty" spec:"oneof=shared|split"`
 }
 
+var policies = spec.Catalog{Files: policyFiles, Dir: "policies", Kind: "policy", Flag: "--policy"}
+
 // PolicyIDs lists the built-in policies.
-func PolicyIDs() []string {
-	entries, _ := policyFiles.ReadDir("policies")
-	var ids []string
-	for _, e := range entries {
-		ids = append(ids, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(ids)
-	return ids
-}
+func PolicyIDs() []string { return policies.IDs() }
 
 // LoadPolicy loads a built-in policy by id, or a policy YAML file.
 func LoadPolicy(ref string) (*Policy, error) {
-	if data, err := policyFiles.ReadFile(path.Join("policies", ref+".yaml")); err == nil {
-		return DecodePolicy(ref+".yaml", data)
-	}
-	if !strings.ContainsAny(ref, "/.") {
-		return nil, &spec.Error{File: "--policy", Msg: fmt.Sprintf("no built-in policy %q; policies: %s (or give a YAML file)", ref, strings.Join(PolicyIDs(), ", "))}
-	}
-	data, err := os.ReadFile(ref)
+	file, data, _, err := policies.Open(ref)
 	if err != nil {
-		msg := err.Error()
-		if os.IsNotExist(err) {
-			msg = "no such file"
-		}
-		return nil, &spec.Error{File: ref, Msg: "cannot read policy file: " + msg}
+		return nil, err
 	}
-	return DecodePolicy(ref, data)
+	return DecodePolicy(file, data)
 }
 
 // DecodePolicy reads a policy strictly.

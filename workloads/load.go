@@ -1,12 +1,6 @@
 package workloads
 
 import (
-	"fmt"
-	"os"
-	"path"
-	"sort"
-	"strings"
-
 	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
@@ -22,57 +16,37 @@ type Spec struct {
 	Provenance []spec.Entry
 }
 
+var models = spec.Catalog{Files: ModelFiles, Dir: "models", Kind: "model", Flag: "--model"}
+
 // ModelIDs lists the catalog's model ids, sorted.
-func ModelIDs() []string {
-	entries, _ := ModelFiles.ReadDir("models")
-	var ids []string
-	for _, e := range entries {
-		ids = append(ids, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(ids)
-	return ids
-}
+func ModelIDs() []string { return models.IDs() }
 
 // ModelSource returns the catalog file of id as written, and whether it exists.
-func ModelSource(id string) ([]byte, bool) {
-	data, err := ModelFiles.ReadFile(path.Join("models", id+".yaml"))
-	return data, err == nil
-}
+func ModelSource(id string) ([]byte, bool) { return models.Source(id) }
 
 // LoadModel loads a catalog model by id, a model YAML file, or a Hugging
 // Face config.json (recognised by content). Overrides address model fields
 // without the "model." prefix.
 func LoadModel(ref string, sets []spec.Override) (*Spec, error) {
-	if data, ok := ModelSource(ref); ok {
-		s, err := DecodeModel(ref+".yaml", data, sets)
-		if err != nil {
-			return nil, err
-		}
-		s.ID = ref
-		return s, nil
-	}
-	if !strings.ContainsAny(ref, "/.") {
-		return nil, &spec.Error{File: "--model", Msg: fmt.Sprintf("no catalog model %q; models: %s (or give a YAML file or a config.json)", ref, strings.Join(ModelIDs(), ", "))}
-	}
-	data, err := os.ReadFile(ref)
+	file, data, isID, err := models.Open(ref)
 	if err != nil {
-		msg := err.Error()
-		if os.IsNotExist(err) {
-			msg = "no such file"
-		}
-		return nil, &spec.Error{File: ref, Msg: "cannot read model file: " + msg}
+		return nil, err
 	}
-	if IsHFConfig(data) {
+	if !isID && IsHFConfig(data) {
 		if len(sets) > 0 {
 			return nil, &spec.Error{File: "--set", Path: "model." + sets[0].Path, Msg: "a config.json model cannot be overridden; convert it to a model YAML file first"}
 		}
-		m, err := ParseHFConfig(ref, data)
+		m, err := ParseHFConfig(file, data)
 		if err != nil {
 			return nil, err
 		}
-		return &Spec{Model: m, ID: ref, Provenance: []spec.Entry{{Path: "model", Value: m.Name, Source: ref}}}, nil
+		return &Spec{Model: m, ID: file, Provenance: []spec.Entry{{Path: "model", Value: m.Name, Source: file}}}, nil
 	}
-	return DecodeModel(ref, data, sets)
+	s, err := DecodeModel(file, data, sets)
+	if err == nil && isID {
+		s.ID = ref
+	}
+	return s, err
 }
 
 // DecodeModel reads a model YAML file strictly and validates it.

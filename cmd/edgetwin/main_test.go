@@ -121,24 +121,31 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"simulate", "--unit", "tpu"}, "--unit \"tpu\""},
 		{[]string{"simulate", "--soc", "raspberry-pi-5", "--quant", "F16"}, "does not fit: needs"},
 		{[]string{"simulate", "--bogus"}, "unknown flag"},
-		{[]string{"simulate", "--policy", "bogus"}, "no built-in policy \"bogus\"; policies: kv-first, naive, stream-weights"},
+		{[]string{"simulate", "--policy", "bogus"}, "no catalog policy \"bogus\"; known: kv-first, naive, stream-weights"},
 		{[]string{"simulate", "--policy", filepath.Join(dir, "missing.yaml")}, "cannot read policy file: no such file"},
 		{[]string{"simulate", "--set", "units.npu.ops=[matmul, softmax]"}, "\"softmax\" is not an operator"},
 		{[]string{"catalog", "show", "nope"}, "no catalog chip or model"},
 	} {
 		code, out, errs := edgetwin(tc.args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, errs)
-		}
-		if !strings.Contains(errs, tc.want) {
-			t.Errorf("%v: stderr %q lacks %q", tc.args, errs, tc.want)
-		}
-		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-			t.Errorf("%v: message spans lines: %q", tc.args, errs)
-		}
-		if out != "" {
-			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
-		}
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
+	}
+}
+
+// expectBadInput checks a run that must fail on its input: exit 2, one line
+// on stderr naming the problem, nothing on stdout.
+func expectBadInput(t *testing.T, args []string, code int, out, errs, want string) {
+	t.Helper()
+	if code != 2 {
+		t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errs)
+	}
+	if !strings.Contains(errs, want) {
+		t.Errorf("%v: stderr %q lacks %q", args, errs, want)
+	}
+	if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("%v: message spans lines: %q", args, errs)
+	}
+	if out != "" {
+		t.Errorf("%v: wrote to stdout on error: %q", args, out)
 	}
 }
 

@@ -327,18 +327,7 @@ func TestSweepBadInputExits2(t *testing.T) {
 		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--unit", "tpu"}, `--unit "tpu"`},
 	} {
 		code, out, errs := sweep(append(base, tc.args...)...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (stderr %q)", tc.args, code, errs)
-		}
-		if !strings.Contains(errs, tc.want) {
-			t.Errorf("%v: stderr %q lacks %q", tc.args, errs, tc.want)
-		}
-		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-			t.Errorf("%v: message spans lines: %q", tc.args, errs)
-		}
-		if out != "" {
-			t.Errorf("%v: wrote to stdout on error: %q", tc.args, out)
-		}
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
 	}
 }
 
