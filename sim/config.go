@@ -43,6 +43,9 @@ type Config struct {
 	Batch    int     // concurrent sequences
 	Fidelity Fidelity
 	Seed     uint64
+	// Trace, when set, receives the run's timeline (tile and line
+	// fidelities).
+	Trace *Trace
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,

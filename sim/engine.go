@@ -59,11 +59,14 @@ type engine struct {
 	rowMiss float64
 	rowSize float64
 
-	layout layout
-	st     stats
-	passes int            // passes run so far (the analytic L3 estimate needs it)
-	clock  float64        // seconds of the run so far, for the bandwidth samples
-	work   workloads.Work // the pass being run
+	layout    layout
+	st        stats
+	passes    int            // passes run so far (the analytic L3 estimate needs it)
+	trace     *Trace         // nil unless the run records a timeline
+	passStart float64        // run time at the start of the pass, seconds
+	passSim   des.Time       // the event kernel's time then
+	clock     float64        // seconds of the run so far, for the bandwidth samples
+	work      workloads.Work // the pass being run
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -120,7 +123,7 @@ type stats struct {
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
 	chip := &c.Chip.SoC
-	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New()}
+	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace}
 	e.st.fallbacks = map[string]*Fallback{}
 	if _, ok := unit.Peak[dtype.FP16]; ok {
 		e.vdt = dtype.FP16
@@ -138,6 +141,12 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.dram = des.NewLink(e.sim, "dram", e.dramBW)
 	e.l3 = des.NewLink(e.sim, "l3", e.l3BW)
 	e.dma = newDMAQueue(e.sim, chip.DMA.Channels, float64(chip.DMA.Setup))
+	if e.trace != nil {
+		e.dma.now = e.now
+		e.dma.trace = func(ch int, start, bytes float64) {
+			e.trace.span("dma "+strconv.Itoa(ch), "descriptor", "dma", start, e.now(), map[string]any{"bytes": bytes})
+		}
+	}
 	e.line = float64(l3.Line)
 	e.l3Size = float64(l3.Size)
 	e.rowMiss = (d.RandomPenalty - 1) * randomRun

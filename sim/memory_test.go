@@ -32,31 +32,9 @@ func simulateWith(t testing.TB, o opts, policy string, fidelity Fidelity) *Resul
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sets []spec.Override
-	for _, s := range o.sets {
-		ov, err := spec.ParseOverride(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sets = append(sets, ov)
-	}
-	var chip *hw.Chip
-	if o.chipSrc != "" {
-		chip, err = hw.Load("chip.yaml", []byte(o.chipSrc), sets)
-	} else {
-		chip, err = hw.LoadChip(o.chip, sets)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := workloads.LoadModel(or(o.model, "llama-2-7b"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, _ := workloads.ParseQuant(or(o.quant, "Q4_0"))
-	kv, _ := workloads.ParseKVFormat("F16")
-	r, err := Run(context.Background(), Config{Chip: chip, Model: model, Quant: q, KV: kv, Policy: pol,
-		Prompt: o.prompt, Gen: o.gen, Batch: max(1, o.batch), Fidelity: fidelity, Seed: 1})
+	cfg := configFor(t, o)
+	cfg.Policy, cfg.Fidelity = pol, fidelity
+	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	pass := func(name string, w workloads.Work) float64 {
 		e.work = w
 		dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
+		e.tracePass(start)
 		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		e.trace.span("passes", name, "pass", start, start+t, nil)
 		e.st.samples = append(e.st.samples, BandwidthSample{
 			Pass: name, StartS: start, Seconds: t,
 			DRAMUtil: ratio(e.st.dramBytes-dram, float64(cfg.Chip.Memory.DRAM.Bandwidth)*t),
@@ -80,6 +82,10 @@ func (e *engine) sample() float64 {
 	t := float64(e.host.Dispatch) + e.host.VectorSeconds(ops, dtype.FP32, 0)
 	e.st.host += t
 	e.st.hostOps += ops
+	if e.trace != nil {
+		at := e.now()
+		e.trace.span(e.host.Name, "sample", "host", at, at+t, nil)
+	}
 	return t
 }
 
@@ -210,6 +216,7 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Health = health(r.Compute)
 	r.Bandwidth = st.samples
 	e.fillEnergy(r, total)
+	e.traceCounters()
 }
 
 // Thresholds of a healthy matrix unit, as NPU profilers flag them.

@@ -42,11 +42,20 @@ func simulate(t testing.TB, o opts) *Result {
 }
 
 func try(o opts) (*Result, error) {
+	cfg, err := buildConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	return Run(context.Background(), cfg)
+}
+
+// buildConfig loads what opts names into a Config (the chip's policy).
+func buildConfig(o opts) (Config, error) {
 	var sets []spec.Override
 	for _, s := range o.sets {
 		ov, err := spec.ParseOverride(s)
 		if err != nil {
-			return nil, err
+			return Config{}, err
 		}
 		sets = append(sets, ov)
 	}
@@ -58,21 +67,31 @@ func try(o opts) (*Result, error) {
 		chip, err = hw.LoadChip(o.chip, sets)
 	}
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	model, err := workloads.LoadModel(or(o.model, "llama-2-7b"), nil)
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	q, err := workloads.ParseQuant(or(o.quant, "Q4_0"))
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	kv, _ := workloads.ParseKVFormat("F16")
-	return Run(context.Background(), Config{
+	return Config{
 		Chip: chip, Model: model, Quant: q, KV: kv,
 		Prompt: o.prompt, Gen: o.gen, Batch: max(1, o.batch), Fidelity: o.fidelity, Seed: 1,
-	})
+	}, nil
+}
+
+// configFor is buildConfig for tests that cannot go on without it.
+func configFor(t testing.TB, o opts) Config {
+	t.Helper()
+	cfg, err := buildConfig(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 func or(s, def string) string {

@@ -64,7 +64,9 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			continue
 		}
 		before, fb := e.st.counters, e.fallbackSnapshot()
+		mark, clock := e.trace.mark(), e.clock
 		t := pass("decode "+strconv.Itoa(s), work) + e.sample()
+		end := e.trace.mark()
 		cur := &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
 		e.account(workloads.Decode, cur.delta, t)
 		// The pass recorded its bandwidth sample before the skipped steps
@@ -75,6 +77,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			steps[k] = e.interpolate(last, cur, k)
 		}
 		skipped = skipped[:0]
+		e.trace.shift(mark, end, e.clock-clock) // the step ran after the skipped ones
 		sample.StartS = e.clock
 		e.st.samples = append(e.st.samples, sample)
 		e.clock += t
@@ -148,6 +151,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		f.CopyBytes += (1-w)*fa.CopyBytes + w*fb.CopyBytes
 	}
 	dram, l3 := d.dramBytes, d.l3HitBytes
+	e.trace.span("passes", "decode "+strconv.Itoa(k)+" (interpolated)", "pass", e.clock, e.clock+t, nil)
 	e.st.samples = append(e.st.samples, BandwidthSample{
 		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),

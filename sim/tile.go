@@ -44,6 +44,7 @@ type stream struct {
 	busy       bool
 	dispatched int // operators dispatched
 	idleSince  des.Time
+	opStart    float64 // run time the current operator began, for the trace
 }
 
 // more cuts the next operator into tiles; false when none is left. A
@@ -97,11 +98,16 @@ func (s *stream) next() {
 		e.st.ops += op.FLOPs
 		s.busy = true
 		if t.fallback {
+			s.opStart = e.now()
 			e.runFallback(op, s.finish)
 			return
 		}
 		d := float64(e.unit.Dispatch)
 		e.st.dispatch += d
+		s.opStart = e.now()
+		if e.trace != nil {
+			e.trace.span(e.unit.Name, "dispatch", "dispatch", s.opStart, s.opStart+d, nil)
+		}
 		e.sim.After(des.Seconds(d), func() {
 			s.busy = false
 			s.idleSince = e.sim.Now()
@@ -115,15 +121,28 @@ func (s *stream) next() {
 	e.st.stallMem += (e.sim.Now() - s.idleSince).Seconds()
 	s.busy = true
 	e.st.compute += t.compute
+	if e.trace != nil {
+		start := e.now()
+		e.trace.span(e.unit.Name, "tile", "compute", start, start+t.compute, nil)
+	}
 	e.sim.After(des.Seconds(t.compute), s.finish)
 }
 
 // finish ends the current tile and moves on.
 func (s *stream) finish() {
 	s.busy = false
+	done := s.tiles[s.computed].op
 	s.computed++
 	s.idleSince = s.e.sim.Now()
 	s.issue()
+	if s.e.trace != nil && (s.computed == len(s.tiles) && !s.more() || s.tiles[s.computed].op != done) {
+		op := s.ops[done]
+		track := s.e.unit.Name
+		if s.tiles[s.computed-1].fallback {
+			track = s.e.host.Name
+		}
+		s.e.trace.span(track, op.Name, string(op.Kind), s.opStart, s.e.now(), map[string]any{"flops": op.FLOPs})
+	}
 	s.next()
 }
 
@@ -148,7 +167,7 @@ func (e *engine) load(t *tile, done func()) {
 		}
 		cost := e.dramCost(s, miss)
 		pending++
-		e.dma.submit(func(release func()) {
+		e.dma.submit(s.bytes, func(release func()) {
 			parts := 0
 			part := func() {
 				parts--
@@ -195,6 +214,10 @@ func (e *engine) runFallback(op workloads.Op, done func()) {
 			e.sim.After(des.Seconds(cpu+sync), func() {
 				took := (e.sim.Now() - start).Seconds()
 				f.Seconds += took
+				if e.trace != nil {
+					end := e.now()
+					e.trace.span(e.host.Name, "fallback "+string(op.Kind), "fallback", end-cpu-sync, end-sync, nil)
+				}
 				e.st.fallback += took
 				done()
 			})
@@ -229,30 +252,51 @@ func (e *engine) fallbackOf(kind string) *Fallback {
 // descriptor waits for a free channel, pays the set-up, then runs.
 type dmaQueue struct {
 	sim     *des.Sim
-	free    int
+	free    []int // idle channels, lowest first
 	setup   des.Time
-	waiting []func(release func())
+	waiting []descriptor
+	// trace, when the run records a timeline, receives each descriptor's
+	// channel, start time and bytes as it completes; now reads the clock.
+	trace func(channel int, start, bytes float64)
+	now   func() float64
+}
+
+type descriptor struct {
+	bytes float64
+	run   func(release func())
 }
 
 func newDMAQueue(s *des.Sim, channels int, setup float64) *dmaQueue {
-	return &dmaQueue{sim: s, free: channels, setup: des.Seconds(setup)}
+	q := &dmaQueue{sim: s, setup: des.Seconds(setup)}
+	for ch := channels - 1; ch >= 0; ch-- {
+		q.free = append(q.free, ch)
+	}
+	return q
 }
 
-// submit queues a descriptor; run starts its transfers and calls release
-// when they are done.
-func (q *dmaQueue) submit(run func(release func())) {
-	q.waiting = append(q.waiting, run)
+// submit queues a descriptor of bytes; run starts its transfers and calls
+// release when they are done.
+func (q *dmaQueue) submit(bytes float64, run func(release func())) {
+	q.waiting = append(q.waiting, descriptor{bytes, run})
 	q.start()
 }
 
 func (q *dmaQueue) start() {
-	for q.free > 0 && len(q.waiting) > 0 {
-		run := q.waiting[0]
+	for len(q.free) > 0 && len(q.waiting) > 0 {
+		d := q.waiting[0]
 		q.waiting = q.waiting[1:]
-		q.free--
+		ch := q.free[len(q.free)-1]
+		q.free = q.free[:len(q.free)-1]
+		var start float64
+		if q.trace != nil {
+			start = q.now()
+		}
 		q.sim.After(q.setup, func() {
-			run(func() {
-				q.free++
+			d.run(func() {
+				if q.trace != nil {
+					q.trace(ch, start, d.bytes)
+				}
+				q.free = append(q.free, ch)
 				q.start()
 			})
 		})

@@ -199,3 +199,23 @@ func TestCompletionOffersCatalogIDs(t *testing.T) {
 		t.Errorf("completion of catalog show: %q", out)
 	}
 }
+
+func TestSimulateTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	code, out, errs := edgetwin("simulate", "--soc", "seed-c", "--model", "seed-moe-3b", "--prompt", "16", "--gen", "4", "--trace", path)
+	if code != 0 || !strings.Contains(out, "decode") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.TraceEvents) == 0 {
+		t.Fatalf("trace is not trace-event JSON: %v", err)
+	}
+	code, out, errs = edgetwin("simulate", "--fidelity", "analytic", "--trace", path)
+	expectBadInput(t, []string{"--fidelity analytic --trace"}, code, out, errs, "--trace needs the tile or line fidelity")
+}

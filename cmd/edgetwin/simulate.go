@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -111,6 +112,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 
 func newSimulate() *cobra.Command {
 	var f runFlags
+	var tracePath string
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate one prompt and its generation on a chip",
@@ -131,13 +133,30 @@ DRAM and L3 behaviour and where the time went.`,
 			if err != nil {
 				return err
 			}
+			if tracePath != "" {
+				if cfg.Fidelity == sim.Analytic {
+					return inputErrorf("--trace needs the tile or line fidelity: the analytic one has no timeline")
+				}
+				cfg.Trace = &sim.Trace{}
+			}
 			r, err := sim.Run(cmd.Context(), cfg)
 			if err != nil {
 				return err
 			}
-			return reports.WriteSimulate(cmd.OutOrStdout(), r, format)
+			// The result is printed before the trace is written, so a trace
+			// that cannot be written never loses the result.
+			if err := reports.WriteSimulate(cmd.OutOrStdout(), r, format); err != nil {
+				return err
+			}
+			if tracePath != "" {
+				if err := reports.WriteTrace(tracePath, cfg.Trace); err != nil {
+					return fmt.Errorf("--trace %s: %w", tracePath, err)
+				}
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's timeline as Chrome/Perfetto trace-event JSON to FILE")
 	return cmd
 }

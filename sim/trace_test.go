@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"testing"
+)
+
+// TestTraceOfADecode: a llama-2-7b run's trace is valid trace-event JSON
+// with a track per unit, per DMA channel and for the passes, counters for
+// bandwidth and clocks, and spans that nest and never overlap on a track.
+func TestTraceOfADecode(t *testing.T) {
+	tr := &Trace{}
+	o := opts{chipSrc: minimalChip, prompt: 16, gen: 12}
+	r := simulateTraced(t, o, tr)
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(tr); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []TraceEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not valid JSON: %v", err)
+	}
+	names := map[int]string{}
+	spans := map[int][]TraceEvent{}
+	counters := map[string]bool{}
+	for _, ev := range doc.TraceEvents {
+		switch ev.Ph {
+		case "M":
+			if ev.Name == "thread_name" {
+				names[ev.Tid] = ev.Args["name"].(string)
+			}
+		case "X":
+			if ev.Dur < 0 {
+				t.Fatalf("negative span %+v", ev)
+			}
+			spans[ev.Tid] = append(spans[ev.Tid], ev)
+		case "C":
+			counters[ev.Name] = true
+		default:
+			t.Fatalf("unexpected phase %q", ev.Ph)
+		}
+	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	for _, want := range []string{"npu", "cpu", "passes", "dma 0"} {
+		if !have[want] {
+			t.Errorf("no %q track; tracks %v", want, names)
+		}
+	}
+	for _, want := range []string{"bandwidth use", "clock npu (GHz)"} {
+		if !counters[want] {
+			t.Errorf("no %q counter", want)
+		}
+	}
+	// On every track spans either nest or follow each other, to within a
+	// picosecond of rounding.
+	const eps = 1e-6 // µs
+	for tid, evs := range spans {
+		sort.SliceStable(evs, func(i, j int) bool {
+			if evs[i].Ts != evs[j].Ts {
+				return evs[i].Ts < evs[j].Ts
+			}
+			return evs[i].Dur > evs[j].Dur
+		})
+		var open []TraceEvent
+		for _, ev := range evs {
+			for len(open) > 0 && ev.Ts >= open[len(open)-1].Ts+open[len(open)-1].Dur-eps {
+				open = open[:len(open)-1]
+			}
+			if len(open) > 0 {
+				p := open[len(open)-1]
+				if ev.Ts+ev.Dur > p.Ts+p.Dur+eps {
+					t.Fatalf("track %s: %q [%g, %g] overlaps %q [%g, %g] without nesting", names[tid], ev.Name, ev.Ts, ev.Ts+ev.Dur, p.Name, p.Ts, p.Ts+p.Dur)
+				}
+			}
+			open = append(open, ev)
+		}
+	}
+	// The passes track covers the whole run: prefill, then every decode step.
+	passes := spans[tr.tracks["passes"]]
+	if len(passes) != 1+12 {
+		t.Errorf("%d pass spans, want 13", len(passes))
+	}
+	last := passes[len(passes)-1]
+	if end := (last.Ts + last.Dur) / 1e6; end > r.Time.Total+1e-9 || end < r.Time.Total*0.99 {
+		t.Errorf("passes end at %g s, the run took %g s", end, r.Time.Total)
+	}
+}
+
+func simulateTraced(t *testing.T, o opts, tr *Trace) *Result {
+	t.Helper()
+	pol, _ := LoadPolicy("stream-weights")
+	cfg := configFor(t, o)
+	cfg.Policy, cfg.Trace = pol, tr
+	r, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
