@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
@@ -77,7 +76,7 @@ per chip.`,
 					return inputErrorf("--soc %s: %v", ref, err)
 				}
 			}
-			c, err := runCompare(cmd.Context(), cfgs)
+			c, err := runCompare(cmd.Context(), cmd.ErrOrStderr(), cfgs)
 			if err != nil {
 				return err
 			}
@@ -129,11 +128,11 @@ func parseChipList(s string) ([]string, error) {
 	return chips, nil
 }
 
-// runCompare simulates each config on runtime.GOMAXPROCS(0) workers.
+// runCompare simulates each config on all cores (forEach).
 // Results go by index, so the output does not depend on the parallelism.
 // A chip whose inputs cannot run (see isPointError) keeps its row with the
 // reason; any other error stops the comparison.
-func runCompare(ctx context.Context, cfgs []sim.Config) (*reports.Compare, error) {
+func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*reports.Compare, error) {
 	first := cfgs[0]
 	c := &reports.Compare{
 		Model: first.Model.ID, Quant: first.Quant.String(), KVDtype: first.KV.String(),
@@ -156,22 +155,6 @@ func runCompare(ctx context.Context, cfgs []sim.Config) (*reports.Compare, error
 			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
 		}
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(cfgs)) {
-		wg.Go(func() {
-			for i := range next {
-				run(i)
-			}
-		})
-	}
-	for i := range cfgs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(ctx, stderr, "compare", len(cfgs), run)
 	return c, context.Cause(ctx)
 }

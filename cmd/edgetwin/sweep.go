@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/reports"
@@ -88,7 +87,7 @@ first field, one line per combination of the others.`,
 			if err != nil {
 				return err
 			}
-			s, err := runSweep(cmd.Context(), &f, axes, metrics)
+			s, err := runSweep(cmd.Context(), cmd.ErrOrStderr(), &f, axes, metrics)
 			if err != nil {
 				return err
 			}
@@ -412,7 +411,7 @@ type sweepPoint struct {
 
 // runSweep checks every point's fields (so that a bad value stops the
 // sweep before anything runs), then runs the points on all cores.
-func runSweep(ctx context.Context, f *runFlags, axes []axis, metrics []string) (*reports.Sweep, error) {
+func runSweep(ctx context.Context, stderr io.Writer, f *runFlags, axes []axis, metrics []string) (*reports.Sweep, error) {
 	s := &reports.Sweep{Metrics: metrics}
 	for _, a := range axes {
 		switch a.field {
@@ -456,7 +455,7 @@ func runSweep(ctx context.Context, f *runFlags, axes []axis, metrics []string) (
 		}
 	}
 
-	results, err := runPoints(ctx, f, axes, s.Fields, points, metrics)
+	results, err := runPoints(ctx, stderr, f, axes, s.Fields, points, metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -525,11 +524,11 @@ type pointResult struct {
 	err     error
 }
 
-// runPoints runs the points on runtime.GOMAXPROCS(0) workers, each
+// runPoints runs the points on all cores (forEach), each
 // loading its point's config and simulating it. Results go by index, so
 // the output does not depend on the parallelism. An error that is not
 // the point's own (see isPointError) stops the sweep.
-func runPoints(ctx context.Context, f *runFlags, axes []axis, fields []reports.SweepField, points []sweepPoint, metrics []string) ([]pointResult, error) {
+func runPoints(ctx context.Context, stderr io.Writer, f *runFlags, axes []axis, fields []reports.SweepField, points []sweepPoint, metrics []string) ([]pointResult, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	results := make([]pointResult, len(points))
@@ -549,23 +548,7 @@ func runPoints(ctx context.Context, f *runFlags, axes []axis, fields []reports.S
 			cancel(fmt.Errorf("%s: %w", pointLabel(fields, values), err))
 		}
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(points)) {
-		wg.Go(func() {
-			for i := range next {
-				run(i)
-			}
-		})
-	}
-	for i := range points {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	forEach(ctx, stderr, "sweep", len(points), run)
 	return results, context.Cause(ctx)
 }
 
