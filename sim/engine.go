@@ -451,12 +451,20 @@ func (e *engine) countDRAM(bytes float64) {
 	e.st.dramByPhase[e.work.Phase] += bytes
 }
 
-// dramCost is the bytes of sequential DRAM transfer a span's misses take:
-// runs that each open a new row (strided further apart than a row) pay
-// the row miss.
+// dramCost is the bytes of sequential DRAM transfer a span's misses take.
+// A span read in runs (run > 0) moves each run as whole DMA bursts, so a
+// run that is not a multiple of dma.max_burst pays for the rest of its
+// last burst; runs that each open a new DRAM row (strided further apart
+// than a row) also pay the row miss.
 func (e *engine) dramCost(s span, bytes float64) float64 {
-	if s.run <= 0 || s.stride <= e.rowSize || bytes <= 0 {
+	if s.run <= 0 || bytes <= 0 {
 		return bytes
 	}
-	return bytes * (1 + e.rowMiss/s.run)
+	runs := bytes / s.run
+	burst := float64(e.cfg.Chip.DMA.MaxBurst)
+	cost := runs * math.Ceil(s.run/burst) * burst
+	if s.stride > e.rowSize {
+		cost += runs * e.rowMiss
+	}
+	return cost
 }

@@ -360,3 +360,28 @@ func TestEnergyAddsUpAndFollowsTheBytes(t *testing.T) {
 		prev = *en.JoulesPerToken
 	}
 }
+
+func TestDRAMAccessPatterns(t *testing.T) {
+	c := configFor(t, opts{chipSrc: minimalChip, prompt: 1, gen: 1})
+	e := &engine{cfg: &c, rowSize: 2048, rowMiss: (4 - 1) * randomRun} // random_penalty 4, 2 KiB rows
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name        string
+		run, stride float64
+		want        float64
+	}{
+		{"sequential", 0, 0, mib},
+		// Random 4 KiB reads (each in its own row) take random_penalty
+		// times as long as sequential ones: 256 runs × (4096 + 3 × 4096).
+		{"random 4 KiB", 4096, 1 << 20, 4 * mib},
+		// 256 B runs 1 KiB apart stay within an open 2 KiB row: no row
+		// misses, and 256 B is a whole burst.
+		{"strided within a row", 256, 1024, mib},
+		// 100 B runs are moved as one 256 B burst each, in their own rows.
+		{"short scattered runs", 100, 8192, float64(mib) / 100 * (256 + 3*4096)},
+	} {
+		if got := e.dramCost(span{run: tc.run, stride: tc.stride}, mib); math.Abs(got-tc.want) > 1e-6 {
+			t.Errorf("%s: %g bytes of transfer, want %g", tc.name, got, tc.want)
+		}
+	}
+}
