@@ -24,6 +24,7 @@ var Defaults = []Default{
 	{"memory.l3.bandwidth", "100 GB/s", "system caches deliver 1.3–2× LPDDR5X peak to a single client"},
 	{"memory.l3.latency", "25 ns", "system-level cache hit latency on phone SoCs (20–30 ns)"},
 	{"memory.dram.energy_per_byte", "30 pJ", "LPDDR5 reads cost about 3.5–4 pJ/bit at the interface (Micron LPDDR5 white paper; JEDEC LPDDR5 marketing: 'about 20% below LPDDR4X'): ~30 pJ/B with the controller"},
+	{"memory.dram.levels", "[50%, 75%, 100%]", "LPDDR5 controllers switch among a few data rates; the governor may drop to half"},
 	{"memory.dram.static_power", "0.1 W", "LPDDR5 standby and refresh of 8–16 GB, a few tens of mW per die"},
 	{"memory.l3.energy_per_byte", "2 pJ", "a multi-MiB SRAM read across the fabric; Horowitz (ISSCC 2014) gives ~1.25 pJ/B for an 8 KB array at 45 nm, large arrays and wires cost several times that"},
 	{"memory.l3.replacement", "lru", "the textbook policy; vendors rarely document theirs"},

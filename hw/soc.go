@@ -2,6 +2,7 @@ package hw
 
 import (
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -17,9 +18,14 @@ type SoC struct {
 	Storage  Storage `yaml:"storage,omitempty"`
 	// Policy names the placement policy the chip's runtime uses by default
 	// (a built-in id such as naive or kv-first, or a file).
-	Policy  string            `yaml:"policy,omitempty"`
-	DMA     DMA               `yaml:"dma,omitempty"`
-	Sources map[string]string `yaml:"sources,omitempty"`
+	Policy string `yaml:"policy,omitempty"`
+	DMA    DMA    `yaml:"dma,omitempty"`
+	// Thermal is the chip's thermal RC network in its device, and Governor
+	// the DVFS governor that reads it; absent, a passive phone's are
+	// assumed (hw/thermal.PhoneDefault and PhoneGovernor).
+	Thermal  *thermal.Spec         `yaml:"thermal,omitempty"`
+	Governor *thermal.GovernorSpec `yaml:"governor,omitempty"`
+	Sources  map[string]string     `yaml:"sources,omitempty"`
 }
 
 // Memory is the hierarchy shared by all units: LPDDR and the last-level
@@ -53,6 +59,9 @@ type DRAM struct {
 	// (refresh, standby) while the run lasts.
 	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty"`
 	StaticPower   units.Watts  `yaml:"static_power,omitempty"`
+	// Levels are the shares of Bandwidth the memory clock can be capped
+	// to, ascending: the DRAM's operating points as the governor sees them.
+	Levels []units.Fraction `yaml:"levels,omitempty"`
 }
 
 // Cache is a set-associative cache. Size must equal ways × line × sets.
@@ -209,4 +218,25 @@ func (s *SoC) UnitNames() []string {
 		names[i] = u.Name
 	}
 	return names
+}
+
+// ThermalNode is the node of the thermal network a unit's heat enters: the
+// node of the same name, else the package.
+func (s *SoC) ThermalNode(unit string) string {
+	if s.Thermal == nil {
+		return ""
+	}
+	pkg := ""
+	for _, n := range s.Thermal.Nodes {
+		if n.Name == unit {
+			return unit
+		}
+		if n.Kind == thermal.Package && pkg == "" {
+			pkg = n.Name
+		}
+	}
+	if pkg == "" && len(s.Thermal.Nodes) > 0 {
+		pkg = s.Thermal.Nodes[0].Name
+	}
+	return pkg
 }

@@ -23,6 +23,7 @@ func compareResult(soc string, ttft, prefill, decode, p99, tops, peak, dramUtil,
 		Fidelity: "tile", Prompt: 512, Gen: 128, Batch: 1, TTFT: ttft,
 		Fallbacks: []sim.Fallback{}, Units: []sim.UnitCounters{}, Health: []sim.Health{},
 		Bandwidth: []sim.BandwidthSample{}, Warnings: []string{}, Provenance: []spec.Entry{},
+		Thermal: sim.Thermal{FinalClocks: []sim.UnitClock{}},
 	}
 	r.Prefill = sim.Phase{Tokens: 512, Seconds: 512 / prefill, TokensPerS: f64(prefill)}
 	r.Decode.Phase = sim.Phase{Tokens: 128, Seconds: 128 / decode, TokensPerS: f64(decode)}

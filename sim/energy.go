@@ -28,18 +28,24 @@ func (p *energyParts) add(q energyParts) {
 
 // energy is the energy of a stretch of the run whose counters grew by d
 // over seconds: dynamic energy per operation on the unit that ran it and
-// per byte at each level it crossed, plus every unit's and the DRAM's
-// static power for the whole stretch. Units run at their nominal clock
-// and voltage, at the leakage reference temperature, until the thermal
-// model sets clocks and temperatures.
+// per byte at each level it crossed, scaled by the square of the unit's
+// voltage against its top operating point, plus every unit's leakage at
+// its node's temperature and voltage, and the DRAM's background. It also
+// leaves each thermal node's share in e.heat.power (joules) and each
+// unit's power in e.unitPower, for stepHeat.
 func (e *engine) energy(d counters, seconds float64) energyParts {
 	chip := &e.cfg.Chip.SoC
+	h := e.heat
 	var p energyParts
-	p.compute = (d.ops - d.fallbackOps) * energyPerOp(e.unit, e.dt)
+	_, vu := e.opp(e.unit)
+	p.compute = (d.ops - d.fallbackOps) * energyPerOp(e.unit, e.dt) * vu * vu
+	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte) * vu * vu
+	h.power[h.nodeOf[e.unit.Name]] += p.compute + p.sram
 	if e.host != nil {
-		p.host = d.hostOps * energyPerOp(e.host, dtype.FP32)
+		_, vh := e.opp(e.host)
+		p.host = d.hostOps * energyPerOp(e.host, dtype.FP32) * vh * vh
+		h.power[h.nodeOf[e.host.Name]] += p.host
 	}
-	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte)
 	var lines float64
 	for ph := range d.lines {
 		for c := range d.lines[ph] {
@@ -50,11 +56,28 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 		p.l3 = lines * e.line * float64(chip.Memory.L3.EnergyPerByte)
 	}
 	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)
-	static := float64(chip.Memory.DRAM.StaticPower)
+	dramStatic := float64(chip.Memory.DRAM.StaticPower) * seconds
+	h.power[h.pkg] += p.l3 + p.dram + dramStatic
+	p.static = dramStatic
+	clear(e.unitPower)
 	for i := range chip.Units {
-		static += staticPower(&chip.Units[i], float64(chip.Units[i].LeakageRefTemp))
+		u := &chip.Units[i]
+		_, v := e.opp(u)
+		leak := staticPower(u, h.temp(u.Name)) * v * seconds
+		p.static += leak
+		h.power[h.nodeOf[u.Name]] += leak
+		e.unitPower[u.Name] = leak
 	}
-	p.static = static * seconds
+	if seconds > 0 {
+		e.unitPower[e.unit.Name] += p.compute + p.sram
+		if e.host != nil {
+			e.unitPower[e.host.Name] += p.host
+		}
+		e.unitPower["dram"] = p.dram + dramStatic
+		for k := range e.unitPower {
+			e.unitPower[k] /= seconds
+		}
+	}
 	return p
 }
 
@@ -84,14 +107,16 @@ func staticPower(u *hw.Unit, tempC float64) float64 {
 	return float64(u.StaticPower) * math.Exp(float64(u.LeakagePerC)*(tempC-float64(u.LeakageRefTemp)))
 }
 
-// account adds the energy of a stretch of one phase and keeps the highest
-// power of any stretch (a pass and its sampling).
+// account adds the energy of a stretch of one phase that starts at
+// e.clock, keeps the highest power of any stretch (a pass and its
+// sampling), and turns the stretch's heat into temperatures.
 func (e *engine) account(phase workloads.Phase, d counters, seconds float64) {
 	p := e.energy(d, seconds)
 	e.st.energy[phase].add(p)
 	if seconds > 0 {
 		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
 	}
+	e.stepHeat(e.clock+seconds, seconds)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

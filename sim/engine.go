@@ -61,12 +61,15 @@ type engine struct {
 
 	layout    layout
 	st        stats
-	passes    int            // passes run so far (the analytic L3 estimate needs it)
-	trace     *Trace         // nil unless the run records a timeline
-	passStart float64        // run time at the start of the pass, seconds
-	passSim   des.Time       // the event kernel's time then
-	clock     float64        // seconds of the run so far, for the bandwidth samples
-	work      workloads.Work // the pass being run
+	passes    int    // passes run so far (the analytic L3 estimate needs it)
+	trace     *Trace // nil unless the run records a timeline
+	heat      *heat
+	unitPower map[string]float64 // watts per unit over the last stretch
+	stepEnds  []float64          // run time each decode step ended
+	passStart float64            // run time at the start of the pass, seconds
+	passSim   des.Time           // the event kernel's time then
+	clock     float64            // seconds of the run so far, for the bandwidth samples
+	work      workloads.Work     // the pass being run
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -125,6 +128,12 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	chip := &c.Chip.SoC
 	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace}
 	e.st.fallbacks = map[string]*Fallback{}
+	e.unitPower = map[string]float64{}
+	h, err := newHeat(chip)
+	if err != nil {
+		return nil, err
+	}
+	e.heat = h
 	if _, ok := unit.Peak[dtype.FP16]; ok {
 		e.vdt = dtype.FP16
 	}
@@ -368,9 +377,9 @@ func (e *engine) opSeconds(op workloads.Op) float64 {
 	case op.Kind == workloads.KindAttention:
 		return e.attentionSeconds(op)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSeconds(op.M, op.N, op.K, e.dt, 0)
+		return u.MatmulSeconds(op.M, op.N, op.K, e.dt, e.clockOf(u))
 	}
-	return u.VectorSeconds(op.FLOPs, e.vdt, 0)
+	return u.VectorSeconds(op.FLOPs, e.vdt, e.clockOf(u))
 }
 
 // attentionSeconds times QKᵀ and AV as matrix products per KV head: the
@@ -384,7 +393,7 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 	hd := m.HeadDimension()
 	// FLOPs = 4 · heads · head_dim · Σ context over the new tokens, per sequence.
 	ctx := op.FLOPs / (4 * float64(m.Heads) * float64(hd) * float64(tokens) * float64(b))
-	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, 0)
+	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, e.clockOf(e.unit))
 	return 2 * float64(m.KVHeads) * float64(b) * one
 }
 

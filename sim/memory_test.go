@@ -349,9 +349,12 @@ func TestEnergyAddsUpAndFollowsTheBytes(t *testing.T) {
 		}
 		// Static energy is every unit's leakage plus the DRAM's background
 		// for the whole run: seed-c has an NPU (0.15 W) and the default CPU
-		// (0.3 W), and 0.1 W of DRAM standby.
-		if want := 0.55 * r.Time.Total; math.Abs(p.Static-want) > 1e-9 {
-			t.Errorf("static energy %g J, want %g J", p.Static, want)
+		// (0.3 W) leaking 2% more per °C above 25 °C, and 0.1 W of DRAM
+		// standby; the units are never hotter than the hottest junction.
+		lo := 0.55 * r.Time.Total
+		hi := (0.1 + 0.45*math.Exp(0.02*(*r.Thermal.PeakC-25))) * r.Time.Total
+		if p.Static < lo || p.Static > hi {
+			t.Errorf("static energy %g J, want between %g and %g J", p.Static, lo, hi)
 		}
 		// Decode is memory-bound: more bytes per weight cost more per token.
 		if *en.JoulesPerToken <= prev {

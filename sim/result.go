@@ -196,12 +196,22 @@ type EnergyParts struct {
 	Static  float64 `json:"static_j"` // leakage of every unit and the DRAM background
 }
 
-// Thermal is filled by the thermal model (not yet built): null until then.
+// Thermal is what heat did over the run: the hottest junction and skin
+// temperatures, when the governor first lowered a clock (null if never),
+// and the decode rate over the last minute of runs of two minutes or more.
 type Thermal struct {
 	PeakC               *float64 `json:"peak_c"`
 	SkinPeakC           *float64 `json:"skin_peak_c"`
 	ThrottleOnsetS      *float64 `json:"throttle_onset_s"`
 	SustainedTokensPerS *float64 `json:"sustained_tokens_per_s"`
+	// FinalClocks is each unit's clock at the end of the run.
+	FinalClocks []UnitClock `json:"final_clocks"`
+}
+
+// UnitClock is a unit's clock.
+type UnitClock struct {
+	Unit string  `json:"unit"`
+	Hz   float64 `json:"hz"`
 }
 
 func ptr(v float64) *float64 { return &v }

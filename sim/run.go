@@ -79,7 +79,7 @@ func (e *engine) sample() float64 {
 		return 0
 	}
 	ops := sampleOpsPerLogit * float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
-	t := float64(e.host.Dispatch) + e.host.VectorSeconds(ops, dtype.FP32, 0)
+	t := float64(e.host.Dispatch) + e.host.VectorSeconds(ops, dtype.FP32, e.clockOf(e.host))
 	e.st.host += t
 	e.st.hostOps += ops
 	if e.trace != nil {
@@ -216,6 +216,7 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Health = health(r.Compute)
 	r.Bandwidth = st.samples
 	e.fillEnergy(r, total)
+	e.fillThermal(r, total)
 	e.traceCounters()
 }
 

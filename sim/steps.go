@@ -68,7 +68,6 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		t := pass("decode "+strconv.Itoa(s), work) + e.sample()
 		end := e.trace.mark()
 		cur := &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
-		e.account(workloads.Decode, cur.delta, t)
 		// The pass recorded its bandwidth sample before the skipped steps
 		// were known: put them first, then the step at its true start.
 		sample := e.st.samples[len(e.st.samples)-1]
@@ -78,9 +77,11 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		}
 		skipped = skipped[:0]
 		e.trace.shift(mark, end, e.clock-clock) // the step ran after the skipped ones
+		e.account(workloads.Decode, cur.delta, t)
 		sample.StartS = e.clock
 		e.st.samples = append(e.st.samples, sample)
 		e.clock += t
+		e.stepEnds = append(e.stepEnds, e.clock)
 		steps[s] = t
 		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(c.Prompt+s) {
 			stride = min(2*stride, maxStride)
@@ -158,6 +159,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		L3Util:   ratio(l3, e.l3BW*t),
 	})
 	e.clock += t
+	e.stepEnds = append(e.stepEnds, e.clock)
 	return t
 }
 

@@ -233,9 +233,9 @@ func (e *engine) hostSeconds(op workloads.Op) float64 {
 		dt, _ = e.host.ComputeDtype("int4")
 	}
 	if op.Matrix && op.M > 0 {
-		return e.host.MatmulSeconds(op.M, op.N, op.K, dt, 0)
+		return e.host.MatmulSeconds(op.M, op.N, op.K, dt, e.clockOf(e.host))
 	}
-	return e.host.VectorSeconds(op.FLOPs, dt, 0)
+	return e.host.VectorSeconds(op.FLOPs, dt, e.clockOf(e.host))
 }
 
 func (e *engine) fallbackOf(kind string) *Fallback {

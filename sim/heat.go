@@ -1,0 +1,178 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/thermal"
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+// heat is the run's thermal state: the chip's RC network and its node
+// temperatures, the governor and the operating-point caps it sets, and
+// what the result reports (peaks, the throttle onset).
+type heat struct {
+	net      *thermal.Network
+	temps    thermal.State
+	power    []float64 // scratch: watts per node over a stretch
+	gov      thermal.Governor
+	caps     thermal.Caps
+	top      thermal.Caps   // every unit's highest operating point
+	nodeOf   map[string]int // unit name → node its heat enters
+	pkg      int            // the package node: L3 and DRAM interface power
+	nextPoll float64        // run time of the governor's next poll
+	junction []int          // nodes of kind junction (all nodes if none)
+	skin     []int
+	peakJ    float64
+	peakSkin float64
+	onset    *float64 // run time the governor first lowered a cap
+}
+
+func newHeat(chip *hw.SoC) (*heat, error) {
+	net, err := thermal.Compile(*chip.Thermal)
+	if err != nil {
+		return nil, err
+	}
+	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}, top: thermal.Caps{}}
+	opps := thermal.OPPPower{}
+	for _, u := range chip.Units {
+		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
+		freqs, volts := make([]units.Hertz, len(u.OPP)), make([]units.Volts, len(u.OPP))
+		for i, o := range u.OPP {
+			freqs[i], volts[i] = o.Freq, o.Volt
+		}
+		opps[u.Name] = thermal.RelativePower(freqs, volts)
+		h.top[u.Name] = len(u.OPP) - 1
+	}
+	var levels []float64
+	for _, l := range chip.Memory.DRAM.Levels {
+		levels = append(levels, float64(l))
+	}
+	opps["dram"] = levels
+	h.top["dram"] = len(levels) - 1
+	for k, v := range h.top {
+		h.caps[k] = v
+	}
+	h.pkg = net.Index(chip.ThermalNode("package"))
+	for i, k := range net.Kinds() {
+		switch k {
+		case thermal.Junction:
+			h.junction = append(h.junction, i)
+		case thermal.Skin:
+			h.skin = append(h.skin, i)
+		}
+	}
+	if len(h.junction) == 0 {
+		for i := range net.Len() {
+			h.junction = append(h.junction, i)
+		}
+	}
+	if h.gov, err = thermal.NewGovernor(*chip.Governor, net, opps); err != nil {
+		return nil, err
+	}
+	h.nextPoll = h.gov.Interval()
+	h.peakJ, h.peakSkin = math.Inf(-1), math.Inf(-1)
+	h.track()
+	return h, nil
+}
+
+// track updates the peak temperatures.
+func (h *heat) track() {
+	for _, i := range h.junction {
+		h.peakJ = math.Max(h.peakJ, h.temps[i])
+	}
+	for _, i := range h.skin {
+		h.peakSkin = math.Max(h.peakSkin, h.temps[i])
+	}
+}
+
+// temp is the temperature of a unit's node.
+func (h *heat) temp(unit string) float64 { return h.temps[h.nodeOf[unit]] }
+
+// opp is a unit's current operating point (its highest when it has no
+// table: Clock at nominal voltage).
+func (e *engine) opp(u *hw.Unit) (freq, voltScale float64) {
+	if len(u.OPP) == 0 || e.heat == nil {
+		return float64(u.Clock), 1
+	}
+	top := u.OPP[len(u.OPP)-1]
+	o := u.OPP[min(e.heat.caps[u.Name], len(u.OPP)-1)]
+	return float64(o.Freq) * float64(u.Clock) / float64(top.Freq), float64(o.Volt) / float64(top.Volt)
+}
+
+// clockOf is the clock a unit runs at now.
+func (e *engine) clockOf(u *hw.Unit) float64 {
+	f, _ := e.opp(u)
+	return f
+}
+
+// stepHeat advances the temperatures over a stretch of the run that ended
+// at end and lasted seconds, with the heat of each node as its energy over
+// the stretch, then lets the governor poll if its interval has passed and
+// applies the caps it sets.
+func (e *engine) stepHeat(end, seconds float64) {
+	h := e.heat
+	if seconds > 0 {
+		for i := range h.power {
+			h.power[i] /= seconds
+		}
+		h.net.Advance(h.temps, h.temps, h.power, seconds)
+		h.track()
+	}
+	clear(h.power)
+	if end < h.nextPoll {
+		return
+	}
+	caps := h.gov.Poll(h.temps, e.unitPower)
+	h.nextPoll = end + h.gov.Interval()
+	lowered := false
+	for k, v := range caps {
+		if v < h.caps[k] {
+			lowered = true
+		}
+		h.caps[k] = v
+	}
+	if lowered && h.onset == nil {
+		h.onset = ptr(end)
+	}
+	e.dram.SetCapacity(e.dramBW * e.dramLevel())
+}
+
+// dramLevel is the share of the DRAM's bandwidth the governor allows.
+func (e *engine) dramLevel() float64 {
+	levels := e.cfg.Chip.Memory.DRAM.Levels
+	if len(levels) == 0 {
+		return 1
+	}
+	return float64(levels[min(e.heat.caps["dram"], len(levels)-1)])
+}
+
+// sustainedWindow is the stretch at the end of a run over which
+// thermal.sustained_tokens_per_s is measured, and minSustainedRun the
+// shortest run that has one.
+const (
+	sustainedWindow = 60.0
+	minSustainedRun = 120.0
+)
+
+// fillThermal writes the thermal figures of the result.
+func (e *engine) fillThermal(r *Result, total float64) {
+	h := e.heat
+	r.Thermal = Thermal{PeakC: ptr(h.peakJ), ThrottleOnsetS: h.onset}
+	if len(h.skin) > 0 {
+		r.Thermal.SkinPeakC = ptr(h.peakSkin)
+	}
+	if total >= minSustainedRun && len(e.stepEnds) > 0 {
+		n := 0
+		for _, end := range e.stepEnds {
+			if end > total-sustainedWindow {
+				n++
+			}
+		}
+		r.Thermal.SustainedTokensPerS = ptr(float64(n*e.cfg.Batch) / sustainedWindow)
+	}
+	for i := range e.cfg.Chip.Units {
+		u := &e.cfg.Chip.Units[i]
+		r.Thermal.FinalClocks = append(r.Thermal.FinalClocks, UnitClock{Unit: u.Name, Hz: e.clockOf(u)})
+	}
+}
