@@ -35,13 +35,15 @@ func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
 	if err := addDefaultCPU(doc); err != nil {
 		return nil, err
 	}
+	// Whole default sections go in before overrides, so --set can reach
+	// into them.
+	if err := applyThermal(doc); err != nil {
+		return nil, err
+	}
 	if err := doc.Apply(sets, &SoC{}); err != nil {
 		return nil, err
 	}
 	if err := applyDefaults(doc); err != nil {
-		return nil, err
-	}
-	if err := applyThermal(doc); err != nil {
 		return nil, err
 	}
 	var s SoC

@@ -190,3 +190,24 @@ func TestLoadFileFromDisk(t *testing.T) {
 		t.Fatalf("%v %v", c, err)
 	}
 }
+
+func TestOverrideReachesDefaultThermalNetwork(t *testing.T) {
+	set, _ := spec.ParseOverride("thermal.nodes.skin.to_ambient=4K/W")
+	c, err := Load("x.yaml", []byte(minimal), []spec.Override{set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Thermal.Nodes {
+		if n.Name == "skin" && n.ToAmbient != 4 {
+			t.Errorf("skin to ambient %v, want the override", n.ToAmbient)
+		}
+	}
+	for _, p := range c.Provenance {
+		if p.Path == "thermal.nodes.skin.to_ambient" && p.Source != "--set" {
+			t.Errorf("provenance %+v, want --set", p)
+		}
+		if p.Path == "thermal.nodes.skin.capacity" && !strings.HasPrefix(p.Source, "assumed: the default phone's") {
+			t.Errorf("provenance %+v, want the default phone's citation", p)
+		}
+	}
+}

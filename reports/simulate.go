@@ -73,6 +73,16 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 			*en.JoulesPerToken, *en.AvgPowerW, en.PeakPowerW,
 			pct(ratio(pp.DRAM, en.TotalJ)), pct(ratio(pp.Static, en.TotalJ)), pct(ratio(pp.Compute, en.TotalJ)), en.TotalJ)
 	}
+	if th := r.Thermal; th.PeakC != nil {
+		skin, onset := "", "no throttling"
+		if th.SkinPeakC != nil {
+			skin = fmt.Sprintf(", skin %.1f °C", *th.SkinPeakC)
+		}
+		if th.ThrottleOnsetS != nil {
+			onset = fmt.Sprintf("throttles at %s", seconds(*th.ThrottleOnsetS))
+		}
+		row("heat", "junction peak %.1f °C%s · %s", *th.PeakC, skin, onset)
+	}
 	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	assumed := 0
 	for _, p := range r.Provenance {

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -58,16 +60,8 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)
 	dramStatic := float64(chip.Memory.DRAM.StaticPower) * seconds
 	h.power[h.pkg] += p.l3 + p.dram + dramStatic
-	p.static = dramStatic
 	clear(e.unitPower)
-	for i := range chip.Units {
-		u := &chip.Units[i]
-		_, v := e.opp(u)
-		leak := staticPower(u, h.temp(u.Name)) * v * seconds
-		p.static += leak
-		h.power[h.nodeOf[u.Name]] += leak
-		e.unitPower[u.Name] = leak
-	}
+	p.static = dramStatic + e.leakage(seconds)
 	if seconds > 0 {
 		e.unitPower[e.unit.Name] += p.compute + p.sram
 		if e.host != nil {
@@ -101,10 +95,54 @@ func energyPerOp(u *hw.Unit, dt dtype.Dtype) float64 {
 	return widest
 }
 
+// maxLeakageTemp bounds the temperature the leakage model is evaluated
+// at: beyond it a real chip has long shut down (critical trips sit near
+// 110–125 °C), and the exponential would only feed a runaway.
+const maxLeakageTemp = 150.0
+
 // staticPower is a unit's leakage at temperature tempC: its static power
 // at the reference temperature, growing exponentially by leakage_per_c.
 func staticPower(u *hw.Unit, tempC float64) float64 {
-	return float64(u.StaticPower) * math.Exp(float64(u.LeakagePerC)*(tempC-float64(u.LeakageRefTemp)))
+	t := math.Min(tempC, maxLeakageTemp)
+	return float64(u.StaticPower) * math.Exp(float64(u.LeakagePerC)*(t-float64(u.LeakageRefTemp)))
+}
+
+// leakage adds every unit's leakage over a stretch of seconds to the heat
+// of its node (and to e.unitPower, in joules until energy divides), and
+// returns the total. Leakage follows temperature within the stretch: it
+// is evaluated at the temperatures a first advance predicts halfway
+// through (a predictor-corrector step), which keeps stretches much longer
+// than a junction's time constant stable.
+func (e *engine) leakage(seconds float64) float64 {
+	h := e.heat
+	chip := &e.cfg.Chip.SoC
+	at := h.temps
+	if seconds > 0 {
+		trial := slices.Clone(h.power)
+		for i := range chip.Units {
+			u := &chip.Units[i]
+			_, v := e.opp(u)
+			trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds
+		}
+		for i := range trial {
+			trial[i] /= seconds
+		}
+		end := h.net.Advance(nil, h.temps, trial, seconds)
+		at = make(thermal.State, len(end))
+		for i := range end {
+			at[i] = (h.temps[i] + end[i]) / 2
+		}
+	}
+	var total float64
+	for i := range chip.Units {
+		u := &chip.Units[i]
+		_, v := e.opp(u)
+		leak := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds
+		total += leak
+		h.power[h.nodeOf[u.Name]] += leak
+		e.unitPower[u.Name] += leak
+	}
+	return total
 }
 
 // account adds the energy of a stretch of one phase that starts at

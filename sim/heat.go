@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -155,9 +156,15 @@ const (
 	minSustainedRun = 120.0
 )
 
+// criticalTemp is where phones' critical trips shut the device down.
+const criticalTemp = 125.0
+
 // fillThermal writes the thermal figures of the result.
 func (e *engine) fillThermal(r *Result, total float64) {
 	h := e.heat
+	if h.peakJ > criticalTemp {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("a junction reached %.0f °C, past the %.0f °C where a device shuts down: leakage outgrows what the thermal network removes (thermal runaway); check static_power, leakage_per_c and the network", h.peakJ, criticalTemp))
+	}
 	r.Thermal = Thermal{PeakC: ptr(h.peakJ), ThrottleOnsetS: h.onset}
 	if len(h.skin) > 0 {
 		r.Thermal.SkinPeakC = ptr(h.peakSkin)

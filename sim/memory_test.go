@@ -388,3 +388,28 @@ func TestDRAMAccessPatterns(t *testing.T) {
 		}
 	}
 }
+
+func TestHeatThrottles(t *testing.T) {
+	// With 2 W of NPU leakage at 25 °C the phone network warms past its
+	// trips within the run: the governor lowers clocks, decode slows, and
+	// the first 10 s stay fast.
+	o := opts{chip: "snapdragon-8-gen3", prompt: 512, gen: 1024, sets: []string{"units.npu.static_power=2W"}}
+	hot := runWith(t, o, "stream-weights", Tile)
+	th := hot.Thermal
+	if th.ThrottleOnsetS == nil || *th.ThrottleOnsetS < 5 || *th.ThrottleOnsetS > 80 {
+		t.Fatalf("throttle onset %v, want within the run", th.ThrottleOnsetS)
+	}
+	if *hot.Decode.TokensPerS >= 0.9**hot.Decode.First10sTokensPerS {
+		t.Errorf("decode %.2f tokens/s after throttling, first 10 s %.2f: want clearly slower", *hot.Decode.TokensPerS, *hot.Decode.First10sTokensPerS)
+	}
+	// The same chip given a large heat sink (every node's path to ambient
+	// at 0.5 K/W) never throttles.
+	o.sets = append(o.sets, "thermal.nodes.skin.to_ambient=0.5K/W", "thermal.nodes.board.to_ambient=0.5K/W")
+	cool := runWith(t, o, "stream-weights", Tile)
+	if cool.Thermal.ThrottleOnsetS != nil {
+		t.Errorf("with a heat sink the chip throttled at %v s", *cool.Thermal.ThrottleOnsetS)
+	}
+	if *cool.Thermal.PeakC >= *th.PeakC {
+		t.Errorf("heat sink peak %.1f °C not below %.1f °C", *cool.Thermal.PeakC, *th.PeakC)
+	}
+}
