@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
@@ -63,7 +64,7 @@ func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
 		return nil, err
 	}
 	prov := doc.Provenance("", s.Sources)
-	citeThermalDefaults(prov)
+	citeThermalDefaults(prov, s.Governor)
 	return &Chip{SoC: s, ID: file, Provenance: prov}, nil
 }
 
@@ -188,10 +189,23 @@ func applyThermal(doc *spec.Doc) error {
 }
 
 // citeThermalDefaults names, for the assumed phone network's figures, what
-// each is based on.
-func citeThermalDefaults(prov []spec.Entry) {
+// each is based on. The default governor keeps only the trips of units the
+// chip has, so its trips are matched to the phone's by node.
+func citeThermalDefaults(prov []spec.Entry, gov *thermal.GovernorSpec) {
+	phone := thermal.PhoneGovernor().Trips
 	for i, p := range prov {
-		if c, ok := thermal.PhoneSources[p.Path]; ok && p.Source == "assumed" {
+		if p.Source != "assumed" {
+			continue
+		}
+		key := p.Path
+		if rest, ok := strings.CutPrefix(key, "governor.trips."); ok && gov != nil {
+			idx, field, _ := strings.Cut(rest, ".")
+			if n, err := strconv.Atoi(idx); err == nil && n < len(gov.Trips) {
+				at := slices.IndexFunc(phone, func(t thermal.Trip) bool { return t.Node == gov.Trips[n].Node })
+				key = fmt.Sprintf("governor.trips.%d.%s", at, field)
+			}
+		}
+		if c, ok := thermal.PhoneSources[key]; ok {
 			prov[i].Source = "assumed: the default phone's — " + strings.TrimPrefix(c, "assumed: ")
 		}
 	}

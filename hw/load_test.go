@@ -211,3 +211,17 @@ func TestOverrideReachesDefaultThermalNetwork(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultGovernorCitations(t *testing.T) {
+	// The minimal chip has no GPU: the phone governor's gpu trip is dropped
+	// and the skin trip becomes trips.2; its citation must stay the skin's.
+	c, err := Load("x.yaml", []byte(minimal), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Provenance {
+		if p.Path == "governor.trips.2.temp" && (p.Value != "43 °C" || !strings.Contains(p.Source, "skin")) {
+			t.Errorf("%+v: want the skin trip's citation", p)
+		}
+	}
+}
