@@ -1,0 +1,31 @@
+// Package advisor answers "which chip should I buy for this workload?".
+//
+// It runs the simulator for every candidate chip on one workload, checks
+// the user's requirements and objective, written as expr expressions
+// (github.com/expr-lang/expr) over the simulate result's keys and the
+// chip's spec under chip., and ranks the candidates: passing chips first by
+// the objective, ties broken by spec dominance, then the failing ones.
+//
+// Each candidate also gets:
+//   - a one-line diagnosis of its bottleneck, in words and numbers, with
+//     what more DRAM bandwidth or a faster matrix unit would buy;
+//   - the elasticity of the key metrics (decode tokens/s, TTFT) to each
+//     uncertain parameter, from finite-difference reruns with the
+//     parameter changed through --set paths, run in parallel;
+//   - vendor questions: the parameters that matter (|elasticity| > 0.1)
+//     but are only assumed (no datasheet source, no calibration), each
+//     with the measurement that would settle it.
+//
+// The Pareto front of price against sustained decode tokens/s (where
+// every run gives one: runs of 2 minutes or more), else decode tokens/s,
+// is computed over the chips that ran.
+//
+// Expressions are compiled once, before anything runs, against a typed
+// example environment, so a misspelt metric or a syntax error is an input
+// error that names the problem and the closest valid names. A requirement
+// that reads a null metric (thermal.sustained_tokens_per_s of a short run,
+// say) fails and says so.
+//
+// The package knows nothing of flags or output formats: cmd/edgetwin turns
+// flags into a Request, and reports prints the Advice.
+package advisor
