@@ -22,7 +22,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Compare is what `edgetwin compare` found: one row per chip, in the order
@@ -595,45 +594,4 @@ func (d BarData) Render(format string) (io.WriterTo, error) {
 // names, atomically (see SaveFigure).
 func (d BarData) Save(path string) error {
 	return saveRendered(path, d.Render)
-}
-
-// renderTitled makes a w×h canvas in format, draws title at its top as
-// Figure.Render does, and hands the rest to body.
-func renderTitled(format string, w, h vg.Length, title string, body func(draw.Canvas)) (io.WriterTo, error) {
-	var c vg.CanvasWriterTo
-	switch format {
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
-	case "svg", "pdf":
-		var err error
-		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("cannot draw a figure as %q: use png, svg or pdf", format)
-	}
-	dc := draw.New(c)
-	st := plot.New().Title.TextStyle
-	st.Font = sans(titleSize)
-	dc.FillText(st, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(8)}, title)
-	body(draw.Crop(dc, 0, 0, 0, -titleHeight))
-	return c, nil
-}
-
-// saveRendered renders into the format path's extension names and writes
-// the file atomically.
-func saveRendered(path string, render func(format string) (io.WriterTo, error)) error {
-	format, err := FigureFormat(path)
-	if err != nil {
-		return err
-	}
-	wt, err := render(format)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return err
-	}
-	return writeAtomic(path, buf.Bytes())
 }

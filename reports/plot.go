@@ -364,23 +364,11 @@ func (f *Figure) Size() (w, h vg.Length) {
 // Render draws the figure as png, svg or pdf.
 func (f *Figure) Render(format string) (io.WriterTo, error) {
 	w, h := f.Size()
-	var c vg.CanvasWriterTo
-	switch format {
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
-	case "svg", "pdf":
-		var err error
-		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("cannot draw a figure as %q: use png, svg or pdf", format)
-	}
-	dc := draw.New(c)
-	title := plot.New().Title.TextStyle
-	title.Font = sans(titleSize)
-	dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(8)}, f.Title)
-	dc = draw.Crop(dc, 0, 0, 0, -titleHeight)
+	return renderTitled(format, w, h, f.Title, f.drawBody)
+}
+
+// drawBody draws the legend and the panels below the title.
+func (f *Figure) drawBody(dc draw.Canvas) {
 	if f.Legend != nil {
 		r := f.Legend.Rectangle(dc)
 		w := r.Max.X - r.Min.X + vg.Points(12)
@@ -400,7 +388,6 @@ func (f *Figure) Render(format string) (io.WriterTo, error) {
 	for i, p := range f.Panels {
 		p.Draw(canvases[i][0])
 	}
-	return c, nil
 }
 
 // FigureFormat returns the format a figure file's extension asks for.
@@ -457,4 +444,45 @@ func writeAtomic(path string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// renderTitled makes a w×h canvas in format, draws title at its top as
+// Figure.Render does, and hands the rest to body.
+func renderTitled(format string, w, h vg.Length, title string, body func(draw.Canvas)) (io.WriterTo, error) {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+	case "svg", "pdf":
+		var err error
+		if c, err = draw.NewFormattedCanvas(w, h, format); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cannot draw a figure as %q: use png, svg or pdf", format)
+	}
+	dc := draw.New(c)
+	st := plot.New().Title.TextStyle
+	st.Font = sans(titleSize)
+	dc.FillText(st, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - vg.Points(8)}, title)
+	body(draw.Crop(dc, 0, 0, 0, -titleHeight))
+	return c, nil
+}
+
+// saveRendered renders into the format path's extension names and writes
+// the file atomically.
+func saveRendered(path string, render func(format string) (io.WriterTo, error)) error {
+	format, err := FigureFormat(path)
+	if err != nil {
+		return err
+	}
+	wt, err := render(format)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
 }

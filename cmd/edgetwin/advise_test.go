@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,35 +13,11 @@ import (
 	"time"
 
 	"github.com/edgetwin/edgetwin/hw"
-	"github.com/edgetwin/edgetwin/hw/spec"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
-// advise runs `edgetwin advise args...` in-process. While the root
-// command does not list advise yet, it adds it to a root built as run
-// builds it and maps errors to exit codes as run does.
+// advise runs `edgetwin advise args...` in-process.
 func advise(args ...string) (code int, stdout, stderr string) {
-	args = append([]string{"advise"}, args...)
-	root := newRoot()
-	if c, _, err := root.Find(args[:1]); err == nil && c.Name() == "advise" {
-		return edgetwin(args...)
-	}
-	root.AddCommand(newAdvise())
-	var out, errb bytes.Buffer
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	code = exitOK
-	if err := root.ExecuteContext(context.Background()); err != nil {
-		fmt.Fprintln(&errb, "edgetwin: "+oneLine(err.Error()))
-		var bi badInput
-		var ie *sim.InputError
-		code = exitInternal
-		if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
-			code = exitBadInput
-		}
-	}
-	return code, out.String(), errb.String()
+	return edgetwin(append([]string{"advise"}, args...)...)
 }
 
 // quick is a small analytic workload: each run takes milliseconds.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,36 +10,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/edgetwin/edgetwin/hw/spec"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
-// compare runs `edgetwin compare args...` in-process. While the root
-// command does not list compare yet, it adds it to a root built as run
-// builds it and maps errors to exit codes as run does.
+// compare runs `edgetwin compare args...` in-process.
 func compare(args ...string) (code int, stdout, stderr string) {
-	args = append([]string{"compare"}, args...)
-	root := newRoot()
-	if c, _, err := root.Find(args[:1]); err == nil && c.Name() == "compare" {
-		return edgetwin(args...)
-	}
-	root.AddCommand(newCompare())
-	var out, errb bytes.Buffer
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	code = exitOK
-	if err := root.ExecuteContext(context.Background()); err != nil {
-		fmt.Fprintln(&errb, "edgetwin: "+oneLine(err.Error()))
-		var bi badInput
-		var ie *sim.InputError
-		code = exitInternal
-		if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
-			code = exitBadInput
-		}
-	}
-	return code, out.String(), errb.String()
+	return edgetwin(append([]string{"compare"}, args...)...)
 }
 
 var seedArgs = []string{"--soc", "seed-a,seed-b,seed-c", "--model", "seed-moe-3b", "--prompt", "32", "--gen", "4", "--format", "json"}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -15,36 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
-// sweep runs `edgetwin sweep args...` in-process. While the root command
-// does not list sweep yet, it adds it to a root built as run builds it and
-// maps errors to exit codes as run does.
+// sweep runs `edgetwin sweep args...` in-process.
 func sweep(args ...string) (code int, stdout, stderr string) {
-	args = append([]string{"sweep"}, args...)
-	root := newRoot()
-	if c, _, err := root.Find(args[:1]); err == nil && c.Name() == "sweep" {
-		return edgetwin(args...)
-	}
-	root.AddCommand(newSweep())
-	var out, errb bytes.Buffer
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	code = exitOK
-	if err := root.ExecuteContext(context.Background()); err != nil {
-		fmt.Fprintln(&errb, "edgetwin: "+oneLine(err.Error()))
-		var bi badInput
-		var ie *sim.InputError
-		code = exitInternal
-		if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
-			code = exitBadInput
-		}
-	}
-	return code, out.String(), errb.String()
+	return edgetwin(append([]string{"sweep"}, args...)...)
 }
 
 const MiB = 1 << 20
