@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -760,22 +759,13 @@ func (p ParetoPlot) Plot() (*plot.Plot, error) {
 	}
 	if len(p.Points) > 0 {
 		var labels plotter.XYLabels
-		var styles []text.Style
 		for _, pt := range p.Points {
 			labels.XYs = append(labels.XYs, plotter.XY{X: pt.Cost, Y: pt.Value})
 			labels.Labels = append(labels.Labels, pt.SoC)
-			st := pl.Y.Tick.Label
-			st.Font = sans(tickSize)
-			st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
-			styles = append(styles, st)
 		}
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
+		if err := addLabels(pl, labels, vg.Points(6)); err != nil {
 			return nil, err
 		}
-		l.TextStyle = styles
-		l.Offset = vg.Point{X: vg.Points(6)}
-		pl.Add(l)
 	}
 	// From zero, with room on the right for the last label.
 	pl.X.Min, pl.Y.Min = 0, 0

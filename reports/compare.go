@@ -19,7 +19,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -491,7 +490,6 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 		pl.X.Label.Text = p.Label
 		pl.X.Min = 0
 		var labels plotter.XYLabels
-		var styles []text.Style
 		for i, v := range p.Values {
 			y := float64(n - 1 - i)
 			label, x := p.Missing[i], 0.0
@@ -509,18 +507,10 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 			}
 			labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: y})
 			labels.Labels = append(labels.Labels, label)
-			st := pl.Y.Tick.Label
-			st.Font = sans(tickSize)
-			st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
-			styles = append(styles, st)
 		}
-		l, err := plotter.NewLabels(labels)
-		if err != nil {
+		if err := addLabels(pl, labels, vg.Points(4)); err != nil {
 			return nil, err
 		}
-		l.TextStyle = styles
-		l.Offset = vg.Point{X: vg.Points(4)}
-		pl.Add(l)
 		pl.NominalY(names...)
 		pl.Y.Padding = vg.Points(4)
 		pl.Y.Min, pl.Y.Max = -0.5, float64(n)-0.5

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -485,4 +486,22 @@ func saveRendered(path string, render func(format string) (io.WriterTo, error)) 
 		return err
 	}
 	return writeAtomic(path, buf.Bytes())
+}
+
+// addLabels writes each label just right of its point, in the tick font.
+func addLabels(pl *plot.Plot, labels plotter.XYLabels, offset vg.Length) error {
+	l, err := plotter.NewLabels(labels)
+	if err != nil {
+		return err
+	}
+	st := pl.Y.Tick.Label
+	st.Font = sans(tickSize)
+	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	l.TextStyle = make([]text.Style, len(labels.Labels))
+	for i := range l.TextStyle {
+		l.TextStyle[i] = st
+	}
+	l.Offset = vg.Point{X: offset}
+	pl.Add(l)
+	return nil
 }
