@@ -47,14 +47,9 @@ per chip.`,
   edgetwin compare --soc raspberry-pi-5,rk3588,jetson-orin-nano --model llama-3.2-1b --quant Q8_0 --format csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := reports.ParseFormat(f.format)
+			format, err := checkOutput(f.format, plotTo)
 			if err != nil {
-				return inputErr(err)
-			}
-			if plotTo != "" {
-				if err := checkPlotPath(plotTo); err != nil {
-					return err
-				}
+				return err
 			}
 			if !cmd.Flags().Changed("soc") {
 				return inputErrorf("--soc is required: the chips to compare, comma-separated, such as --soc seed-a,seed-b,seed-c (edgetwin catalog lists the ids)")

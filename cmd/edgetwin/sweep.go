@@ -62,14 +62,9 @@ first field, one line per combination of the others.`,
   edgetwin sweep --vary memory.dram.bandwidth=40GB/s..80GB/s:10GB/s --metrics decode.tokens_per_s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			format, err := reports.ParseFormat(f.format)
+			format, err := checkOutput(f.format, plotTo)
 			if err != nil {
-				return inputErr(err)
-			}
-			if plotTo != "" {
-				if err := checkPlotPath(plotTo); err != nil {
-					return err
-				}
+				return err
 			}
 			if len(metrics) == 0 {
 				return inputErrorf("--metrics is required: result key paths such as decode.tokens_per_s,memory.kv_l3_miss_rate")
@@ -126,6 +121,21 @@ first field, one line per combination of the others.`,
 	fl.StringSliceVar(&metrics, "metrics", nil, "result key paths to report, comma-separated (decode.tokens_per_s,memory.kv_l3_miss_rate)")
 	fl.StringVar(&plotTo, "plot", "", "draw the metrics over the first --vary field into FILE.png, FILE.svg or FILE.pdf")
 	return cmd
+}
+
+// checkOutput reads --format and checks a --plot path before anything
+// runs, so a typo never costs a whole sweep.
+func checkOutput(format, plot string) (reports.Format, error) {
+	f, err := reports.ParseFormat(format)
+	if err != nil {
+		return "", inputErr(err)
+	}
+	if plot != "" {
+		if err := checkPlotPath(plot); err != nil {
+			return "", err
+		}
+	}
+	return f, nil
 }
 
 // checkPlotPath rejects a --plot file before anything runs: an extension
