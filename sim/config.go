@@ -46,6 +46,10 @@ type Config struct {
 	// Trace, when set, receives the run's timeline (tile and line
 	// fidelities).
 	Trace *Trace
+	// Scenario, when set, runs a session instead of one prompt: Prompt and
+	// Gen become each request's, and Duration (or the scenario's) bounds it.
+	Scenario *workloads.Scenario
+	Duration float64 // seconds; 0 takes the scenario's
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,
@@ -129,6 +133,22 @@ func (c *Config) validate() error {
 	}
 	if c.Fidelity == "" {
 		c.Fidelity = Tile
+	}
+	if sc := c.Scenario; sc != nil {
+		if c.Duration == 0 {
+			c.Duration = float64(sc.Duration)
+		}
+		limit := sc.ContextLimit
+		if limit == 0 {
+			limit = c.Model.MaxContext
+		}
+		if sc.Prompt >= limit {
+			return inputErrorf("scenario %s: a prompt of %d tokens leaves nothing to decode before the context limit of %d", sc.Name, sc.Prompt, limit)
+		}
+		c.Prompt, c.Gen = sc.Prompt, limit-sc.Prompt
+	}
+	if c.Duration < 0 {
+		return inputErrorf("--duration %g s is not allowed: must be positive", c.Duration)
 	}
 	if c.Policy == nil {
 		p, err := LoadPolicy(c.Chip.Policy)

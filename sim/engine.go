@@ -66,6 +66,7 @@ type engine struct {
 	heat      *heat
 	unitPower map[string]float64 // watts per unit over the last stretch
 	stepEnds  []float64          // run time each decode step ended
+	stopAt    float64            // a session's end, seconds of the run; 0 for one request
 	passStart float64            // run time at the start of the pass, seconds
 	passSim   des.Time           // the event kernel's time then
 	clock     float64            // seconds of the run so far, for the bandwidth samples

@@ -27,6 +27,7 @@ type heat struct {
 	peakJ    float64
 	peakSkin float64
 	onset    *float64 // run time the governor first lowered a cap
+	changes  int      // how many polls changed a cap
 }
 
 func newHeat(chip *hw.SoC) (*heat, error) {
@@ -126,12 +127,14 @@ func (e *engine) stepHeat(end, seconds float64) {
 	}
 	caps := h.gov.Poll(h.temps, e.unitPower)
 	h.nextPoll = end + h.gov.Interval()
-	lowered := false
+	lowered, changed := false, false
 	for k, v := range caps {
-		if v < h.caps[k] {
-			lowered = true
-		}
+		lowered = lowered || v < h.caps[k]
+		changed = changed || v != h.caps[k]
 		h.caps[k] = v
+	}
+	if changed {
+		h.changes++
 	}
 	if lowered && h.onset == nil {
 		h.onset = ptr(end)

@@ -413,3 +413,28 @@ func TestHeatThrottles(t *testing.T) {
 		t.Errorf("heat sink peak %.1f °C not below %.1f °C", *cool.Thermal.PeakC, *th.PeakC)
 	}
 }
+
+func TestSustainedSession(t *testing.T) {
+	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 5, Prompt: 64, ContextLimit: 128}
+	cfg := configFor(t, opts{chip: "seed-c", model: "seed-moe-3b"})
+	cfg.Scenario = sc
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each request prefills 64 tokens and decodes 64 more (to the limit of
+	// 128) in well under a second, so 5 s hold several, back to back.
+	if r.Requests < 3 || r.Time.Total < 5 || r.Scenario != "short" {
+		t.Fatalf("%d requests over %.2f s, want several filling 5 s", r.Requests, r.Time.Total)
+	}
+	if r.Prefill.Tokens != 64*r.Requests {
+		t.Errorf("prefill tokens %d, want 64 per request", r.Prefill.Tokens)
+	}
+	// Every request but the last decodes to the limit.
+	if r.Decode.Tokens < 64*(r.Requests-1) || r.Decode.Tokens > 64*r.Requests {
+		t.Errorf("%d decode tokens for %d requests of 64", r.Decode.Tokens, r.Requests)
+	}
+	if r.TTFT >= r.Prefill.Seconds {
+		t.Errorf("ttft %.4f s must be the first request's, not the session's %.4f s", r.TTFT, r.Prefill.Seconds)
+	}
+}

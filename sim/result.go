@@ -16,6 +16,9 @@ type Result struct {
 	Prompt   int    `json:"prompt"`
 	Gen      int    `json:"gen"`
 	Batch    int    `json:"batch"`
+	Scenario string `json:"scenario"`
+	// Requests is how many requests ran: 1, or the session's count.
+	Requests int `json:"requests"`
 
 	Prefill Phase       `json:"prefill"`
 	Decode  DecodePhase `json:"decode"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -52,24 +53,47 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("context %d exceeds %s's trained maximum of %d tokens", cfg.Prompt+cfg.Gen, cfg.Model.Name, max))
 	}
 
-	work := workloads.Work{Phase: workloads.Prefill, Tokens: cfg.Prompt, Batch: cfg.Batch, Seed: cfg.Seed}
-	var prefill float64
-	before := e.st.counters
-	if cfg.Prompt > 0 {
-		prefill = pass("prefill", work)
+	// One request, or under a sustained scenario requests back to back
+	// until the session's time is up, each with a fresh context.
+	e.stopAt = cfg.Duration
+	var prefills, steps []float64
+	for req := 0; req == 0 || e.clock < e.stopAt; req++ {
+		work := workloads.Work{Phase: workloads.Prefill, Tokens: cfg.Prompt, Batch: cfg.Batch, Seed: cfg.Seed + uint64(req)}
+		var prefill float64
+		before, start := e.st.counters, e.clock
+		if cfg.Prompt > 0 {
+			prefill = pass(requestName("prefill", req, cfg), work)
+		}
+		ttft := prefill + e.sample()
+		e.account(workloads.Prefill, e.st.counters.minus(before), ttft)
+		e.clock = start + ttft
+		if req == 0 {
+			r.TTFT = ttft
+		}
+		prefills = append(prefills, prefill)
+		if e.stopAt > 0 && e.clock >= e.stopAt {
+			break
+		}
+		s, err := e.decode(ctx, pass)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, s...)
 	}
-	r.TTFT = prefill + e.sample()
-	e.account(workloads.Prefill, e.st.counters.minus(before), r.TTFT)
-	e.clock = r.TTFT
-	r.Prefill = phase(cfg.Prompt*cfg.Batch, prefill)
-
-	steps, err := e.decode(ctx, pass)
-	if err != nil {
-		return nil, err
-	}
+	r.Prefill = phase(cfg.Prompt*cfg.Batch*len(prefills), sum(prefills))
 	r.Decode = decodePhase(steps, cfg.Batch)
-	e.finish(r, r.TTFT+r.Decode.Seconds)
+	r.Requests = len(prefills)
+	e.finish(r, e.clock)
 	return r, nil
+}
+
+// requestName names a pass in the timeline: "prefill", or "prefill 3"
+// for the fourth request of a session.
+func requestName(name string, req int, cfg Config) string {
+	if cfg.Scenario == nil {
+		return name
+	}
+	return name + " " + strconv.Itoa(req)
 }
 
 // sample charges the host for drawing one token per sequence from the
@@ -90,8 +114,12 @@ func (e *engine) sample() float64 {
 }
 
 func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
+	scenario := ""
+	if c.Scenario != nil {
+		scenario = c.Scenario.Name
+	}
 	return &Result{
-		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), KVDtype: c.KV.String(),
+		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
 		Warnings:   []string{},

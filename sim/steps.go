@@ -19,9 +19,9 @@ import (
 // The stride adapts: it starts at minStride and doubles (up to maxStride)
 // while each simulated step lands within stepTolerance of the straight
 // line through the two before it, and falls back to minStride when one
-// does not, or while the KV cache is within a quarter of a capacity it
-// will cross (its SRAM share, the L3 ways it may use): the cliffs where a
-// step's cost bends. TestStepReuse holds the difference to simulating
+// does not, while the KV cache is within a quarter of a capacity it will
+// cross (its SRAM share, the L3 ways it may use), and after the governor
+// changes a clock: the places where a step's cost bends. TestStepReuse holds the difference to simulating
 // every step under 1%.
 const (
 	warmSteps     = 2
@@ -53,6 +53,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 	var prev, last *simulated
 	var skipped []int
 	stride, next := minStride, 0
+	capsSeen := e.heat.changes // a clock change ends a straight stretch
 	for s := 0; s < c.Gen; s++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -83,11 +84,15 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		e.clock += t
 		e.stepEnds = append(e.stepEnds, e.clock)
 		steps[s] = t
-		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(c.Prompt+s) {
+		if e.stopAt > 0 && e.clock >= e.stopAt {
+			return steps[:s+1], nil // the session's time is up
+		}
+		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(c.Prompt+s) && e.heat.changes == capsSeen {
 			stride = min(2*stride, maxStride)
 		} else {
 			stride = minStride
 		}
+		capsSeen = e.heat.changes
 		prev, last, next = last, cur, s+stride
 	}
 	return steps, nil

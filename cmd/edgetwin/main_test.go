@@ -219,3 +219,20 @@ func TestSimulateTrace(t *testing.T) {
 	code, out, errs = edgetwin("simulate", "--fidelity", "analytic", "--trace", path)
 	expectBadInput(t, []string{"--fidelity analytic --trace"}, code, out, errs, "--trace needs the tile or line fidelity")
 }
+
+func TestScenarioFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--duration", "5m"}, "--duration needs a --scenario"},
+		{[]string{"simulate", "--scenario", "sustained", "--duration", "-5m"}, "--duration \"-5m\" is not allowed"},
+		{[]string{"simulate", "--scenario", "bogus"}, "no catalog scenario \"bogus\"; known: sustained"},
+		{[]string{"simulate", "--scenario", "sustained", "--set", "scenario.prompt=0"}, "field prompt"},
+		{[]string{"simulate", "--set", "scenario.prompt=5"}, "no --scenario to apply it to"},
+		{[]string{"simulate", "--scenario", "sustained", "--set", "scenario.prompt=9999"}, "leaves nothing to decode"},
+	} {
+		code, out, errs := edgetwin(tc.args...)
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
+	}
+}

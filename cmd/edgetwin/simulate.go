@@ -6,6 +6,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -16,6 +17,7 @@ import (
 type runFlags struct {
 	soc, model, quant, kv, unit string
 	policy                      string
+	scenario, duration          string
 	fidelity, format            string
 	prompt, gen, batch          int
 	seed                        uint64
@@ -33,6 +35,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
 	fl.IntVar(&f.batch, "batch", 1, "concurrent sequences")
 	fl.StringVar(&f.policy, "policy", "", "tensor placement policy: "+strings.Join(sim.PolicyIDs(), ", ")+", or a YAML file (default: the chip's)")
+	fl.StringVar(&f.scenario, "scenario", "", "run a session instead of one prompt: "+strings.Join(workloads.ScenarioIDs(), ", ")+", or a YAML file")
+	fl.StringVar(&f.duration, "duration", "", "how long the scenario runs, e.g. 5m (default: the scenario's)")
 	fl.StringVar(&f.fidelity, "fidelity", string(sim.Tile), "model detail: analytic, tile, or line (every L3 line simulated; slow)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (MoE routing)")
 	fl.StringVar(&f.format, "format", string(reports.Table), "output: table, json or csv")
@@ -41,6 +45,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
 	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile", "line"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeIDs(sim.PolicyIDs))
+	_ = cmd.RegisterFlagCompletionFunc("scenario", completeIDs(workloads.ScenarioIDs))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -51,24 +56,25 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-// overrides splits --set values into chip and model overrides.
-func (f *runFlags) overrides() (chip, model []spec.Override, err error) {
+// overrides splits --set values into chip, model and scenario overrides.
+func (f *runFlags) overrides() (chip, model, scenario []spec.Override, err error) {
 	for _, s := range f.sets {
 		o, err := spec.ParseOverride(s)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		switch {
 		case strings.HasPrefix(o.Path, "model."):
 			o.Path = strings.TrimPrefix(o.Path, "model.")
 			model = append(model, o)
 		case strings.HasPrefix(o.Path, "scenario."):
-			return nil, nil, inputErrorf("--set %s: scenarios are not available yet", o.Path)
+			o.Path = strings.TrimPrefix(o.Path, "scenario.")
+			scenario = append(scenario, o)
 		default:
 			chip = append(chip, o)
 		}
 	}
-	return chip, model, nil
+	return chip, model, scenario, nil
 }
 
 // config loads everything the flags name into a simulation config for the
@@ -86,9 +92,26 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
-	chipSets, modelSets, err := f.overrides()
+	chipSets, modelSets, scenarioSets, err := f.overrides()
 	if err != nil {
 		return sim.Config{}, inputErr(err)
+	}
+	var scenario *workloads.Scenario
+	if f.scenario != "" {
+		if scenario, err = workloads.LoadScenario(f.scenario, scenarioSets); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	} else if len(scenarioSets) > 0 {
+		return sim.Config{}, inputErrorf("--set %s: no --scenario to apply it to", "scenario."+scenarioSets[0].Path)
+	}
+	var duration float64
+	if f.duration != "" {
+		if scenario == nil {
+			return sim.Config{}, inputErrorf("--duration needs a --scenario: one prompt runs as long as it takes")
+		}
+		if duration, err = units.Parse(f.duration, units.KindDuration); err != nil || duration <= 0 {
+			return sim.Config{}, inputErrorf("--duration %q is not allowed: give a positive duration such as 5m or 90s", f.duration)
+		}
 	}
 	chip, err := hw.LoadChip(chipRef, chipSets)
 	if err != nil {
@@ -105,7 +128,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 		}
 	}
 	return sim.Config{
-		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol,
+		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
 		Prompt: f.prompt, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}, nil
 }

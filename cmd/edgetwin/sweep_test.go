@@ -291,7 +291,7 @@ func TestSweepBadInputExits2(t *testing.T) {
 		{[]string{"--vary", "memory.l3.sise=3MiB,6MiB", "--metrics", "ttft_s"}, `--vary memory.l3.sise=3 MiB: --set: field memory.l3.sise: unknown path: memory.l3 has no field "sise"`},
 		{[]string{"--vary", "model.kv_head=1,2", "--metrics", "ttft_s"}, "unknown path"},
 		{[]string{"--vary", "memory.l3.size=1GB/s,2GB/s", "--metrics", "ttft_s"}, "GB/s is a bandwidth, not a size"},
-		{[]string{"--vary", "scenario.turns=1,2", "--metrics", "ttft_s"}, "scenarios are not available yet"},
+		{[]string{"--vary", "scenario.turns=1,2", "--metrics", "ttft_s"}, "no --scenario to apply it to"},
 		{[]string{"--vary", "kv=1MiB", "--vary", "ctx=5", "--metrics", "ttft_s"}, "vary one of them"},
 		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--plot", "kv.gif"}, "use .png, .svg or .pdf"},
 		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--plot", filepath.Join(t.TempDir(), "no", "kv.png")}, "no directory"},
