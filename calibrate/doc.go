@@ -1,0 +1,78 @@
+// Package calibrate holds measurements of real chips: the record of one
+// measured figure, the JSON Lines files they are kept in, and importers for
+// the benchmarks people already run (llama.cpp's llama-bench). The fitting
+// of calibration overlays and the probes are built on these records.
+//
+// # Records
+//
+// A [Record] is one measured thing: its [Kind] (bandwidth, latency,
+// random_read, memcpy, gemv, gemm, decoder, prefill, decode), the chip it
+// ran on (a catalog id, or a chip file's path with its [Digest]), what ran
+// (model and quant, or kernel, shape and dtype; threads, backend), the
+// figure with its unit ("tokens/s", "B/s", "s", "ops/s"), the repetitions
+// and their spread, the conditions (temperatures, clocks, OS, firmware,
+// tool version and build) and where it came from. On disk it is one JSON
+// object a line:
+//
+//	{"kind":"decode","soc":"apple-m2","model":"llama-2-7b","quant":"Q4_0","shape":{"gen":128,"batch":1},"backend":"Metal,BLAS","value":21.91,"unit":"tokens/s","source":"bench.json:120"}
+//
+// [Record.Validate] checks one: a known kind, a chip, a finite value > 0 in
+// a unit that suits the kind, a model, a quant that workloads.ParseQuant
+// reads and a prompt (prefill) or generation (decode) length for the model
+// kinds.
+//
+// # Writing and reading
+//
+// A [Writer] appends records as they are measured, each in one write
+// followed by a flush and an fsync, so a run that is killed keeps every
+// record already written:
+//
+//	w, err := calibrate.Create("m2.jsonl")   // or calibrate.Append to go on
+//	if err != nil { ... }
+//	defer w.Close()
+//	err = w.Write(rec)                       // invalid records are refused
+//
+// [ReadFile] and [Read] read them back strictly: a key that is not a
+// Record field, a wrong type or an invalid record is an error on one line,
+//
+//	m2.jsonl:3: field conditions.ambiant_c: unknown field; allowed: ambient_c, start_temp_c, …
+//
+// while a last line cut short by a killed writer is returned as a
+// [Warning] next to the records before it.
+//
+// # Importing llama-bench
+//
+// [Import] reads llama-bench output in each of its forms, recognised by
+// content ([Detect]): JSON (-o json), JSON Lines (-o jsonl), CSV (-o csv)
+// and the Markdown table it prints by default (-o md):
+//
+//	| model         |     size | params | backend    | ngl | threads |  test |           t/s |
+//	| ------------- | -------: | -----: | ---------- | --: | ------: | ----: | ------------: |
+//	| llama 7B Q4_0 | 3.56 GiB | 6.74 B | Metal,BLAS |  99 |       8 | pp512 | 179.57 ± 0.00 |
+//	| llama 7B Q4_0 | 3.56 GiB | 6.74 B | Metal,BLAS |  99 |       8 | tg128 |  21.91 ± 0.00 |
+//
+//	build: 8e672efe (1)
+//
+// Each row becomes one record:
+//
+//   - a pp-only row (n_gen 0) is a prefill record and a tg-only row
+//     (n_prompt 0) a decode record, valued at avg_ts tokens/s with stddev_ts
+//     as its spread; a pp+tg row is skipped, as edgetwin needs the two
+//     phases apart;
+//   - the model is the catalog model whose parameter count is within 1% of
+//     model_n_params (Llama 2 7B's 6738415616 is llama-2-7b), the quant the
+//     file type at the end of model_type ("llama 7B Q4_0" is Q4_0);
+//     [ImportOptions] Model and Quant override both;
+//   - threads, backend, n_gpu_layers, model size and parameters, the KV
+//     cache type, the build commit and number and the test time are kept;
+//     the source is the file and line of the row.
+//
+// Rows that cannot be mapped come back as [Skip]s with the reason, and
+// unknown columns are ignored; an error is only for input that is not
+// llama-bench output at all (empty, binary, no known form). A typical use:
+//
+//	recs, skips, err := calibrate.Import("bench.md", data, calibrate.ImportOptions{SoC: "apple-m2"})
+//	if err != nil { ... }                  // bench.md: not llama-bench output; expected …
+//	fmt.Println(calibrate.ImportCommandSummary(recs, skips))
+//	// 6 rows → 3 prefill, 3 decode records; none skipped
+package calibrate

@@ -1,0 +1,331 @@
+package calibrate
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+)
+
+// Writer appends records to a JSON Lines file, one object a line. Each
+// Write is a single write of the whole line followed by a flush (and an
+// fsync when the destination is a file), so a run that is killed loses
+// nothing already written: at worst the line being written is cut short,
+// which [Read] reports as a warning. A Writer is safe for concurrent use.
+type Writer struct {
+	mu     sync.Mutex
+	w      io.Writer
+	file   *os.File // non-nil when the Writer opened it; Close closes it
+	closed bool
+}
+
+// NewWriter returns a Writer on w. After each record it calls w's Flush
+// method if it has one (a *bufio.Writer) and its Sync method if it has one
+// (an *os.File). Close does not close w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Create creates (or truncates) the file at path and returns a Writer on it.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w: f, file: f}, nil
+}
+
+// Append opens the file at path for appending, creating it if needed, so an
+// interrupted run can be continued. If the file ends in a line that a
+// killed writer cut short, that line is removed first and returned as a
+// warning; the complete lines before it are kept.
+func Append(path string) (*Writer, []Warning, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	warns, err := dropPartialLine(f, path)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekEnd)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &Writer{w: f, file: f}, warns, nil
+}
+
+// dropPartialLine truncates f after its last newline when the bytes after
+// it are not a whole line.
+func dropPartialLine(f *os.File, name string) ([]Warning, error) {
+	data, err := io.ReadAll(f)
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil, err
+	}
+	keep := bytes.LastIndexByte(data, '\n') + 1
+	line := 1 + bytes.Count(data[:keep], []byte{'\n'})
+	if err := f.Truncate(int64(keep)); err != nil {
+		return nil, err
+	}
+	w := Warning{File: name, Line: line, Msg: fmt.Sprintf("removed a last line cut short (%d bytes, no newline) before appending", len(data)-keep)}
+	return []Warning{w}, f.Sync()
+}
+
+// Write validates r and appends it as one line, then flushes. An invalid
+// record is not written; the error is a *FieldError.
+func (w *Writer) Write(r Record) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	line, err := marshalLine(r)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return errors.New("calibrate: write to a closed Writer")
+	}
+	if _, err := w.w.Write(line); err != nil {
+		return err
+	}
+	if f, ok := w.w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil {
+			return err
+		}
+	}
+	if s, ok := w.w.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil && !isSyncUnsupported(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// isSyncUnsupported reports whether err is fsync refusing a destination
+// that cannot be synced (a pipe, a terminal): the data is written anyway.
+func isSyncUnsupported(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.ENOTTY) ||
+		errors.Is(err, errors.ErrUnsupported)
+}
+
+// marshalLine is a record's JSON and a newline: fields in declaration
+// order, map keys sorted, no HTML escaping.
+func marshalLine(r Record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Close closes the file a Writer opened with [Create] or [Append]; for a
+// [NewWriter] it only stops further writes.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if w.file != nil {
+		return w.file.Close()
+	}
+	return nil
+}
+
+// Warning is a problem in a records file that lost nothing: a last line a
+// killed writer cut short. It prints as "file:line: message".
+type Warning struct {
+	File string
+	Line int
+	Msg  string
+}
+
+// String prints "file:line: message".
+func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg) }
+
+// ReadFile reads a records file; see [Read].
+func ReadFile(path string) ([]Record, []Warning, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads records, one JSON object a line, strictly: unknown keys, wrong
+// types, trailing data and invalid records ([Record.Validate]) are errors
+// naming name:line and the field, on one line (a *spec.Error). Blank lines
+// are ignored. A last line with no newline that is the beginning of a JSON
+// object — what a killed writer leaves — is not an error: it is returned as
+// a warning and the records before it are returned.
+func Read(r io.Reader, name string) ([]Record, []Warning, error) {
+	br := bufio.NewReader(r)
+	var recs []Record
+	for line := 1; ; line++ {
+		text, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, nil, &spec.Error{File: name, Line: line, Msg: oneLine(err.Error())}
+		}
+		complete := err == nil
+		if len(bytes.TrimSpace(text)) > 0 {
+			rec, perr := parseRecordLine(name, line, text)
+			if perr != nil {
+				if !complete && perr.truncated {
+					w := Warning{File: name, Line: line, Msg: fmt.Sprintf("last line cut short (%d bytes, no newline): a writer was interrupted; ignored", len(text))}
+					return recs, []Warning{w}, nil
+				}
+				return nil, nil, perr.err
+			}
+			recs = append(recs, rec)
+		}
+		if !complete {
+			return recs, nil, nil
+		}
+	}
+}
+
+type lineError struct {
+	err       error
+	truncated bool // the line is a proper prefix of a JSON value
+}
+
+// parseRecordLine decodes and validates one line.
+func parseRecordLine(name string, line int, text []byte) (Record, *lineError) {
+	fail := func(path, format string, args ...any) *lineError {
+		return &lineError{err: &spec.Error{File: name, Line: line, Path: path, Msg: oneLine(fmt.Sprintf(format, args...))}}
+	}
+	text = bytes.TrimRight(text, "\r\n")
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		le := fail("", "not a JSON object: %s", jsonErrText(err))
+		le.truncated = errors.Is(err, io.ErrUnexpectedEOF)
+		return Record{}, le
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Record{}, fail("", "more than one JSON value on the line; a record is one object a line")
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return Record{}, fail("", "a record is a JSON object, not %s", jsonKind(raw))
+	}
+	if path, allowed := unknownKey(obj, reflect.TypeFor[Record](), ""); path != "" {
+		return Record{}, fail(path, "unknown field; allowed: %s", allowed)
+	}
+	var rec Record
+	strict := json.NewDecoder(bytes.NewReader(text))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&rec); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Record{}, fail(te.Field, "%s is not %s", te.Value, goTypeName(te.Type))
+		}
+		return Record{}, fail("", "%s", jsonErrText(err))
+	}
+	if len(rec.Conditions.Clocks) == 0 {
+		rec.Conditions.Clocks = nil // "clocks": {} is no clocks
+	}
+	if err := rec.Validate(); err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return Record{}, fail(fe.Field, "%s", fe.Msg)
+		}
+		return Record{}, fail("", "%s", err)
+	}
+	return rec, nil
+}
+
+// unknownKey finds the first key of obj (sorted) that struct type t has no
+// field for, descending into nested structs. It returns the key's path and
+// the allowed keys at that level.
+func unknownKey(obj map[string]any, t reflect.Type, prefix string) (string, string) {
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		fields[name] = f.Type
+		names = append(names, name)
+	}
+	for _, k := range sortedKeys(obj) {
+		ft, ok := fields[k]
+		if !ok {
+			return prefix + k, strings.Join(names, ", ")
+		}
+		if ft.Kind() == reflect.Struct {
+			if sub, ok := obj[k].(map[string]any); ok {
+				if p, allowed := unknownKey(sub, ft, prefix+k+"."); p != "" {
+					return p, allowed
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return "a JSON value"
+}
+
+func goTypeName(t reflect.Type) string {
+	if t == nil {
+		return "a value of the right type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	}
+	return "a " + t.String()
+}
+
+func jsonErrText(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of line"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// oneLine makes s safe to print on one line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
