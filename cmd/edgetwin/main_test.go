@@ -236,3 +236,21 @@ func TestScenarioFlags(t *testing.T) {
 		expectBadInput(t, tc.args, code, out, errs, tc.want)
 	}
 }
+
+func TestCalibrateImport(t *testing.T) {
+	files, _ := filepath.Glob("../../calibrate/testdata/llamabench/*.json")
+	if len(files) == 0 {
+		t.Fatal("no llama-bench sample in calibrate/testdata")
+	}
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	code, _, errs := edgetwin("calibrate", "import", files[0], "--soc", "apple-m2", "-o", out)
+	if code != 0 || !strings.Contains(errs, "records") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(data), `"kind":"decode"`) {
+		t.Fatalf("records: %v\n%s", err, data)
+	}
+	code, o, errs := edgetwin("calibrate", "import", files[0], "-o", out)
+	expectBadInput(t, []string{"calibrate import without --soc"}, code, o, errs, "needs --soc")
+}

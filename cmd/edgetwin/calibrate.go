@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/edgetwin/edgetwin/calibrate"
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/spf13/cobra"
+)
+
+func newCalibrate() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Tie the twin to measurements of real kernels and models",
+		Long: `calibrate turns measurements into records edgetwin can fit its uncertain
+parameters to. import reads what people already run (llama.cpp's llama-bench);
+probe and fit are still to come.`,
+	}
+	cmd.AddCommand(newCalibrateImport())
+	return cmd
+}
+
+func newCalibrateImport() *cobra.Command {
+	var soc, model, quant, out string
+	cmd := &cobra.Command{
+		Use:   "import FILE...",
+		Short: "Turn llama-bench output (JSON, JSONL, CSV or Markdown) into records",
+		Long: `import reads llama-bench output in any of its forms and writes one record per
+row measured on the chip --soc names: a pp row is a prefill record, a tg row a
+decode record. The model comes from the row's parameter count and the quant
+from its model type, unless --model and --quant say otherwise. Rows that cannot
+be mapped are listed with the reason on stderr; the records are written to -o
+one by one, so nothing already imported is lost.`,
+		Example: `  edgetwin calibrate import bench.json --soc apple-m2 -o m2.jsonl
+  edgetwin calibrate import results.md --soc my-board.yaml --model llama-3.2-1b --quant Q4_0 -o board.jsonl`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if soc == "" || out == "" {
+				return inputErrorf("calibrate import needs --soc (the chip the rows were measured on) and -o (the records file)")
+			}
+			opts := calibrate.ImportOptions{SoC: soc, Model: model, Quant: quant}
+			if _, ok := hw.ChipSource(soc); !ok {
+				data, err := spec.ReadFile(soc, "chip")
+				if err != nil {
+					return inputErr(err)
+				}
+				if _, err := hw.Load(soc, data, nil); err != nil {
+					return inputErr(err)
+				}
+				opts.SoCDigest = calibrate.Digest(data)
+			}
+			var all []calibrate.Record
+			var skipped []calibrate.Skip
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					return inputErr(&spec.Error{File: f, Msg: "cannot read llama-bench output: " + err.Error()})
+				}
+				recs, skips, err := calibrate.Import(f, data, opts)
+				if err != nil {
+					return inputErr(err)
+				}
+				all, skipped = append(all, recs...), append(skipped, skips...)
+			}
+			w, err := calibrate.Create(out)
+			if err != nil {
+				return err
+			}
+			for _, r := range all {
+				if err := w.Write(r); err != nil {
+					w.Close()
+					return err
+				}
+			}
+			if err := w.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), calibrate.ImportCommandSummary(all, skipped))
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&soc, "soc", "", "the chip the rows were measured on: a catalog id or a chip file")
+	fl.StringVar(&model, "model", "", "the model of every row (default: matched by parameter count)")
+	fl.StringVar(&quant, "quant", "", "the quant of every row (default: from the row's model type)")
+	fl.StringVarP(&out, "output", "o", "", "the records file to write (JSON Lines)")
+	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
+	return cmd
+}
