@@ -448,7 +448,7 @@ func (m *cloudModel) judge(o *CloudOption, pl plan) {
 		}
 		if tg.TokensPerS > 0 && (o.TokensPerS == nil || *o.TokensPerS < tg.TokensPerS) {
 			o.LatencyOK = false
-			o.Problems = append(o.Problems, fmt.Sprintf("streams %s tokens/s, below the %s tokens/s target", num(o.TokensPerS), trim(tg.TokensPerS)))
+			o.Problems = append(o.Problems, fmt.Sprintf("streams %s tokens/s, below the %s tokens/s target", num(o.TokensPerS), FormatNumber(tg.TokensPerS)))
 		}
 	}
 	o.Feasible = len(o.Problems) == 0

@@ -41,16 +41,16 @@ func (a *CloudAdvice) Summary() string {
 	var feasible []string
 	for _, o := range all {
 		if o.Feasible && o.Name != rec.Name {
-			feasible = append(feasible, fmt.Sprintf("%s %s", o.Name, usd(o.MonthlyCostUSD)))
+			feasible = append(feasible, fmt.Sprintf("%s %s", o.Name, FormatUSD(o.MonthlyCostUSD)))
 		}
 	}
 	switch {
 	case !rec.Feasible:
-		return fmt.Sprintf("no option meets every target; %s comes closest at %s/month (%s)", rec.Name, usd(rec.MonthlyCostUSD), strings.Join(rec.Problems, "; "))
+		return fmt.Sprintf("no option meets every target; %s comes closest at %s/month (%s)", rec.Name, FormatUSD(rec.MonthlyCostUSD), strings.Join(rec.Problems, "; "))
 	case len(feasible) == 0:
-		return fmt.Sprintf("%s is the only option that meets every target, at %s/month", rec.Name, usd(rec.MonthlyCostUSD))
+		return fmt.Sprintf("%s is the only option that meets every target, at %s/month", rec.Name, FormatUSD(rec.MonthlyCostUSD))
 	}
-	return fmt.Sprintf("%s meets every target at %s/month, the cheapest of the options that do (also %s)", rec.Name, usd(rec.MonthlyCostUSD), strings.Join(feasible, ", "))
+	return fmt.Sprintf("%s meets every target at %s/month, the cheapest of the options that do (also %s)", rec.Name, FormatUSD(rec.MonthlyCostUSD), strings.Join(feasible, ", "))
 }
 
 // reasons answers the five questions with the advice's numbers.
@@ -74,7 +74,7 @@ func latencyReason(a *CloudAdvice) string {
 		want = append(want, "p95 ≤ "+dur(ptrTo(float64(*tg.TTFTP95))))
 	}
 	if tg.TokensPerS > 0 {
-		want = append(want, "≥ "+trim(tg.TokensPerS)+" tokens/s")
+		want = append(want, "≥ "+FormatNumber(tg.TokensPerS)+" tokens/s")
 	}
 	head := "No latency target."
 	if len(want) > 0 {
@@ -152,7 +152,7 @@ func costReason(a *CloudAdvice) string {
 	if p.Device != nil {
 		d := a.Options[0]
 		parts = append(parts, fmt.Sprintf("device %s/month: %s per user (%s of the device price over %s months)",
-			usd(d.MonthlyCostUSD), usd(be.DeviceUSDPerUserMonth), deviceShareText(p), trim(p.Device.AmortisationMonths)))
+			FormatUSD(d.MonthlyCostUSD), FormatUSD(be.DeviceUSDPerUserMonth), deviceShareText(p), FormatNumber(p.Device.AmortisationMonths)))
 	}
 	var cheapest *CloudOption
 	for i := range a.Options {
@@ -162,14 +162,14 @@ func costReason(a *CloudAdvice) string {
 		}
 	}
 	if cheapest != nil {
-		c := fmt.Sprintf("cheapest cloud %s %s/month (%s per session served", cheapest.Name, usd(cheapest.MonthlyCostUSD), usd(cheapest.CostPerSessionUSD))
+		c := fmt.Sprintf("cheapest cloud %s %s/month (%s per session served", cheapest.Name, FormatUSD(cheapest.MonthlyCostUSD), FormatUSD(cheapest.CostPerSessionUSD))
 		if cheapest.GPUs > 0 {
-			c += fmt.Sprintf(", %d GPU%s for a peak %s× the average", cheapest.GPUs, plural(cheapest.GPUs), trim(p.PeakToAverage))
+			c += fmt.Sprintf(", %d GPU%s for a peak %s× the average", cheapest.GPUs, plural(cheapest.GPUs), FormatNumber(p.PeakToAverage))
 		}
 		parts = append(parts, c+")")
 	}
 	if h := a.Hybrid; h != nil && h.Wins {
-		parts = append(parts, fmt.Sprintf("hybrid %s/month (%s of sessions in the cloud)", usd(h.Option.MonthlyCostUSD), pct(h.Option.CloudShare)))
+		parts = append(parts, fmt.Sprintf("hybrid %s/month (%s of sessions in the cloud)", FormatUSD(h.Option.MonthlyCostUSD), pct(h.Option.CloudShare)))
 	}
 	s := strings.Join(parts, "; ") + "."
 	switch {
@@ -178,7 +178,7 @@ func costReason(a *CloudAdvice) string {
 		s += fmt.Sprintf(" No break-even: %s.", be.Note)
 	default:
 		s += fmt.Sprintf(" Break-even against %s at %s sessions per user per day (%s a month in all); the profile has %s, so the %s is cheaper now.",
-			be.Against, trim(*be.SessionsPerUserPerDay), count(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), trim(be.Current), be.Cheaper)
+			be.Against, FormatNumber(*be.SessionsPerUserPerDay), FormatCount(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), FormatNumber(be.Current), be.Cheaper)
 	}
 	return s
 }
@@ -187,7 +187,7 @@ func costReason(a *CloudAdvice) string {
 func deviceShareText(p *CloudProfile) string {
 	var parts []string
 	for _, d := range p.Device.Devices {
-		parts = append(parts, fmt.Sprintf("%s of %s", pct(d.FeatureShare), usd(d.PriceUSD)))
+		parts = append(parts, fmt.Sprintf("%s of %s", pct(d.FeatureShare), FormatUSD(d.PriceUSD)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -224,7 +224,7 @@ func networkReason(a *CloudAdvice, m *cloudModel) string {
 		if h.Wins {
 			verb = "wins"
 		}
-		s += fmt.Sprintf(" Best hybrid of %d tried (%s): TTFT p95 %s, %s/month, %s.", h.Tried, h.Rule, dur(h.Option.TTFTP95), usd(h.Option.MonthlyCostUSD), verb)
+		s += fmt.Sprintf(" Best hybrid of %d tried (%s): TTFT p95 %s, %s/month, %s.", h.Tried, h.Rule, dur(h.Option.TTFTP95), FormatUSD(h.Option.MonthlyCostUSD), verb)
 		if !h.Option.Feasible {
 			s = strings.TrimSuffix(s, ".") + fmt.Sprintf(" (%s).", strings.Join(h.Option.Problems, "; "))
 		}
@@ -266,13 +266,13 @@ func modelSizeReason(a *CloudAdvice) string {
 	for _, r := range a.DeviceRuns {
 		lo, hi = min(lo, r.TokensPerS), max(hi, r.TokensPerS)
 	}
-	rate := fmt.Sprintf("%s–%s", trim(lo), trim(hi))
-	if trim(lo) == trim(hi) {
-		rate = trim(lo)
+	rate := fmt.Sprintf("%s–%s", FormatNumber(lo), FormatNumber(hi))
+	if FormatNumber(lo) == FormatNumber(hi) {
+		rate = FormatNumber(lo)
 	}
 	s += fmt.Sprintf("; it decodes %s tokens/s", rate)
 	if tg := p.Targets.TokensPerS; tg > 0 {
-		s += fmt.Sprintf(" (target %s)", trim(tg))
+		s += fmt.Sprintf(" (target %s)", FormatNumber(tg))
 	}
 	s += fmt.Sprintf(", takes %s a session and %s of a charge a day on %s", units.Approx(d.EnergyPerSessionJ, units.KindEnergy), pct(d.BatteryPerDay), d.BatteryDevice)
 	return s + "."
@@ -312,16 +312,17 @@ func num(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return trim(*v)
+	return FormatNumber(*v)
 }
 
-// trim prints a number with about three significant figures and no
-// trailing zeros: 26.9, 190, 0.65, 1384.
-func trim(v float64) string {
+// FormatNumber prints a figure with about three significant digits and no
+// trailing zeros, with thousands separators from 1000 up: 26.9, 190, 0.65,
+// 1,384.
+func FormatNumber(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1000:
-		return count(v)
+		return FormatCount(v)
 	case a >= 100 || a == 0:
 		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
 	case a >= 10:
@@ -332,11 +333,11 @@ func trim(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// usd prints dollars: "$12,500", "$786", "$1.67", "$0.00054".
-func usd(v float64) string {
+// FormatUSD prints dollars: "$12,500", "$786", "$1.67", "$0.00054".
+func FormatUSD(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 100:
-		return "$" + count(v)
+		return "$" + FormatCount(v)
 	case a >= 1:
 		return fmt.Sprintf("$%.2f", v)
 	case a == 0:
@@ -345,8 +346,8 @@ func usd(v float64) string {
 	return "$" + strconv.FormatFloat(v, 'f', max(2, 1-int(math.Floor(math.Log10(math.Abs(v))))), 64)
 }
 
-// count prints a whole number with thousands separators.
-func count(v float64) string {
+// FormatCount prints a whole number with thousands separators.
+func FormatCount(v float64) string {
 	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -237,10 +236,10 @@ func optionDoc(p *advisor.CloudProfile, o advisor.CloudOption) cloudOptionDoc {
 func CloudTable(w io.Writer, a *advisor.CloudAdvice) error {
 	p := a.Profile
 	fmt.Fprintf(w, "%s — %s users × %s sessions a day = %s sessions a month\n",
-		p.Name, thousands(float64(p.Users)), shortNum(p.SessionsPerUserPerDay), thousands(a.SessionsPerMonth))
+		p.Name, advisor.FormatCount(float64(p.Users)), advisor.FormatNumber(p.SessionsPerUserPerDay), advisor.FormatCount(a.SessionsPerMonth))
 	fmt.Fprintf(w, "Workload: %s\n", workloadText(p))
 	fmt.Fprintf(w, "Targets: %s · data may leave the device: %s\n", targetsText(p), yesNo(p.DataMayLeaveDevice))
-	fmt.Fprintf(w, "Network: %s · TTFT percentiles from %s sampled sessions, seed %d\n", networkText(p), thousands(float64(a.Samples)), a.Seed)
+	fmt.Fprintf(w, "Network: %s · TTFT percentiles from %s sampled sessions, seed %d\n", networkText(p), advisor.FormatCount(float64(a.Samples)), a.Seed)
 	fmt.Fprintln(w)
 
 	cells := [][]string{{"option", "kind", "TTFT p50", "TTFT p95", "tokens/s", "$/month", "$/session", "energy/session", "battery/day", "served", "offline", "private", "feasible"}}
@@ -260,7 +259,7 @@ func CloudTable(w io.Writer, a *advisor.CloudAdvice) error {
 		}
 		cells = append(cells, []string{
 			name, o.Kind, durText(o.TTFTP50), durText(o.TTFTP95), rateText(o.TokensPerS),
-			dollars(o.MonthlyCostUSD), dollars(o.CostPerSessionUSD), energy, battery, shareText(o.Availability),
+			advisor.FormatUSD(o.MonthlyCostUSD), advisor.FormatUSD(o.CostPerSessionUSD), energy, battery, shareText(o.Availability),
 			tick(o.OfflineOK), tick(o.PrivacyOK), tick(o.Feasible),
 		})
 	}
@@ -355,7 +354,7 @@ func targetsText(p *advisor.CloudProfile) string {
 		parts = append(parts, "p95 ≤ "+units.Approx(float64(*tg.TTFTP95), units.KindDuration))
 	}
 	if tg.TokensPerS > 0 {
-		parts = append(parts, "≥ "+shortNum(tg.TokensPerS)+" tokens/s")
+		parts = append(parts, "≥ "+advisor.FormatNumber(tg.TokensPerS)+" tokens/s")
 	}
 	parts = append(parts, "served ≥ "+shareText(float64(*tg.Availability)))
 	return strings.Join(parts, ", ")
@@ -387,18 +386,18 @@ func breakEvenText(w io.Writer, a *advisor.CloudAdvice) {
 		fmt.Fprintf(w, "Break-even: none — %s\n", be.Note)
 		return
 	}
-	head := fmt.Sprintf("Break-even: the device's share costs %s per user per month", dollars(be.DeviceUSDPerUserMonth))
+	head := fmt.Sprintf("Break-even: the device's share costs %s per user per month", advisor.FormatUSD(be.DeviceUSDPerUserMonth))
 	if be.SessionsPerUserPerDay == nil {
 		fmt.Fprintf(w, "%s; %s — the %s is cheaper now\n", head, be.Note, be.Cheaper)
 	} else {
 		fmt.Fprintf(w, "%s, as much as %s at %s sessions per user per day (%s a month); the profile has %s — the %s is cheaper now\n",
-			head, be.Against, shortNum(*be.SessionsPerUserPerDay), thousands(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), shortNum(be.Current), be.Cheaper)
+			head, be.Against, advisor.FormatNumber(*be.SessionsPerUserPerDay), advisor.FormatCount(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), advisor.FormatNumber(be.Current), be.Cheaper)
 	}
 	var parts []string
 	for _, ob := range be.Options {
 		v := "never"
 		if ob.SessionsPerUserPerDay != nil {
-			v = shortNum(*ob.SessionsPerUserPerDay)
+			v = advisor.FormatNumber(*ob.SessionsPerUserPerDay)
 		}
 		parts = append(parts, fmt.Sprintf("%s %s", ob.Name, v))
 	}
@@ -504,7 +503,7 @@ func rateText(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return shortNum(*v)
+	return advisor.FormatNumber(*v)
 }
 
 func shareText(f float64) string {
@@ -512,49 +511,4 @@ func shareText(f float64) string {
 		return "0%"
 	}
 	return units.Approx(f, units.KindFraction)
-}
-
-// short prints a number with about three significant figures.
-func shortNum(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 100 || a == 0:
-		return thousands(v)
-	case a >= 10:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
-	case a >= 1:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
-// dollars prints USD: "$12,500", "$786", "$1.67", "$0.00054".
-func dollars(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return "$" + thousands(v)
-	case a >= 1:
-		return fmt.Sprintf("$%.2f", v)
-	case a == 0:
-		return "$0"
-	}
-	return "$" + strconv.FormatFloat(v, 'f', max(2, 1-int(math.Floor(math.Log10(math.Abs(v))))), 64)
-}
-
-// count prints a whole number with thousands separators.
-func thousands(v float64) string {
-	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -106,8 +106,8 @@ func TestCollapseSources(t *testing.T) {
 
 func TestMoney(t *testing.T) {
 	for v, want := range map[float64]string{0: "$0", 0.00054: "$0.00054", 0.65: "$0.65", 1.666: "$1.67", 786.4: "$786", 55833.3: "$55,833", 1234567: "$1,234,567"} {
-		if got := dollars(v); got != want {
-			t.Errorf("dollars(%g) = %s, want %s", v, got, want)
+		if got := advisor.FormatUSD(v); got != want {
+			t.Errorf("FormatUSD(%g) = %s, want %s", v, got, want)
 		}
 	}
 }
