@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -67,6 +68,7 @@ type engine struct {
 	unitPower map[string]float64 // watts per unit over the last stretch
 	stepEnds  []float64          // run time each decode step ended
 	stopAt    float64            // a session's end, seconds of the run; 0 for one request
+	kvScan    bool               // this pass's KV reads cannot hit: see scanBypass
 	passStart float64            // run time at the start of the pass, seconds
 	passSim   des.Time           // the event kernel's time then
 	clock     float64            // seconds of the run so far, for the bandwidth samples
@@ -403,8 +405,9 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 // (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
 	// A class that never allocates can never hit: its addresses are its
-	// own. Skipping the lookup changes nothing but the cost.
-	if e.l3c == nil || !e.requests[s.class].Allocate {
+	// own. Skipping the lookup changes nothing but the cost. Nor can KV
+	// reads during a pass that scans far more KV than its ways hold.
+	if e.l3c == nil || !e.requests[s.class].Allocate || (e.kvScan && s.class == classKV && !s.write) {
 		e.countL3(s.class, s.bytes, s.bytes)
 		return 0
 	}
@@ -414,6 +417,37 @@ func (e *engine) access(s span) float64 {
 		return 0
 	}
 	return hit
+}
+
+// scanFactor is how many times the KV's ways a pass must read for the KV
+// reads to count as a scan that cannot hit.
+const scanFactor = 4
+
+// scanBypass decides, at the start of a decode step, whether its KV reads
+// can hit at all. Under LRU or SRRIP, a cyclic scan over far more than the
+// ways it may use evicts every block before it comes round again (the
+// reuse distance of each block is the whole scan), so every KV read
+// misses: the pass skips their lookups and, as the scan would, empties
+// the KV's unlocked ways for whatever shares them. BRRIP keeps part of a
+// cycle and locked KV stays, so neither is bypassed; nor is the line
+// fidelity, the exact reference. TestKVScanBypass holds the difference
+// to the full simulation under 1%.
+func (e *engine) scanBypass(w workloads.Work) {
+	e.kvScan = false
+	r := e.requests[classKV]
+	repl := e.cfg.Chip.Memory.L3.Replacement
+	// Only decode steps: a prefill reads the KV it has just written.
+	if w.Phase != workloads.Decode || e.l3c == nil || e.cfg.Fidelity != Tile || !r.Allocate || r.Lock || (repl != "lru" && repl != "srrip") {
+		return
+	}
+	layers := float64(e.cfg.Model.Layers)
+	read := (e.kvLayer*float64(w.Context+w.Tokens) - e.kvResident) * layers
+	ways := float64(bits.OnesCount64(uint64(r.Ways)))
+	capacity := e.l3Size * ways / float64(e.cfg.Chip.Memory.L3.Ways)
+	if read > scanFactor*capacity {
+		e.kvScan = true
+		e.l3c.Invalidate(r.Ways)
+	}
 }
 
 // pageSize is the granule the OS maps: a tensor contiguous in virtual

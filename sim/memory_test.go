@@ -438,3 +438,41 @@ func TestSustainedSession(t *testing.T) {
 		t.Errorf("ttft %.4f s must be the first request's, not the session's %.4f s", r.TTFT, r.Prefill.Seconds)
 	}
 }
+
+// TestKVScanBypass: skipping the lookups of a KV that a pass scans many
+// times over its ways changes the results by under 1%.
+func TestKVScanBypass(t *testing.T) {
+	for _, c := range []struct {
+		o      opts
+		policy string
+	}{
+		// llama-2-7b keeps 512 KiB of KV per token: 1024 tokens are 512 MiB
+		// a decode step, 64 times the 8 MiB L3.
+		{opts{chipSrc: minimalChip, prompt: 1024, gen: 24}, "stream-weights"},
+		{opts{chipSrc: minimalChip, prompt: 1024, gen: 24}, "naive"},
+		// seed-moe-3b at 2048 tokens: 96 MiB a step against a 12 MiB L3.
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: 2048, gen: 24}, "stream-weights"},
+	} {
+		fast := runWith(t, c.o, c.policy, Tile)
+		full := runWith(t, c.o, c.policy, tileNoScan)
+		for _, m := range []struct {
+			name      string
+			got, want float64
+			absolute  bool
+		}{
+			{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false},
+			{"TTFT", fast.TTFT, full.TTFT, false},
+			{"DRAM bytes", fast.Memory.DRAMBytes, full.Memory.DRAMBytes, false},
+			{"KV L3 miss rate", fast.Memory.KVL3MissRate, full.Memory.KVL3MissRate, true},
+			{"L3 miss rate", fast.Memory.L3MissRate, full.Memory.L3MissRate, true},
+		} {
+			d := math.Abs(m.got - m.want)
+			if !m.absolute {
+				d /= m.want
+			}
+			if d > 0.01 {
+				t.Errorf("%s %s: %s %.5g with the bypass, %.5g without (%.2f%%)", c.o.model, c.policy, m.name, m.got, m.want, d*100)
+			}
+		}
+	}
+}

@@ -37,6 +37,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	pass := func(name string, w workloads.Work) float64 {
 		e.work = w
+		e.scanBypass(w)
 		dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
 		e.tracePass(start)
 		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))

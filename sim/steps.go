@@ -33,10 +33,14 @@ const (
 // reuses reports whether decode steps may be interpolated: at tile
 // fidelity; not at line fidelity, the exact reference, nor at analytic
 // fidelity, where a step costs nothing.
-func (e *engine) reuses() bool { return e.cfg.Fidelity == Tile }
+func (e *engine) reuses() bool { return e.cfg.Fidelity == Tile || e.cfg.Fidelity == tileNoScan }
 
-// stepEveryToken is the tile fidelity without step reuse, for tests.
-const stepEveryToken Fidelity = "tile-every-step"
+// Variants of the tile fidelity for tests: without step reuse, and
+// without the KV scan bypass.
+const (
+	stepEveryToken Fidelity = "tile-every-step"
+	tileNoScan     Fidelity = "tile-no-scan-bypass"
+)
 
 // simulated is one decode step simulated in full.
 type simulated struct {

@@ -339,3 +339,19 @@ func (c *Cache) AccessRange(addr, n int64, r Request) (hitBytes int64) {
 	}
 	return hitBytes
 }
+
+// Invalidate empties every unlocked block in the given ways (0: all), as a
+// scan far larger than those ways would leave them for the blocks that
+// come after it.
+func (c *Cache) Invalidate(ways WayMask) {
+	if ways == 0 {
+		ways = c.all
+	}
+	for base := 0; base < len(c.tags); base += c.ways {
+		for w := range c.ways {
+			if ways>>w&1 != 0 && c.keys[base+w]&locked == 0 {
+				c.tags[base+w], c.keys[base+w] = -1, 0
+			}
+		}
+	}
+}

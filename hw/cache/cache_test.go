@@ -367,3 +367,19 @@ func randomTrace(rng *rand.Rand, size int64) []int64 {
 	}
 	return trace
 }
+
+func TestInvalidateKeepsLockedAndOtherWays(t *testing.T) {
+	c := New(Config{Geometry: Geometry{Size: 4 * 64, Ways: 4, Block: 64}})
+	c.Access(0, Request{Allocate: true, Ways: Ways(0, 1), Lock: true})
+	c.Access(64, Request{Allocate: true, Ways: Ways(1, 1)})
+	c.Access(128, Request{Allocate: true, Ways: Ways(2, 1)})
+	c.Invalidate(Ways(0, 2)) // ways 0 and 1: block 0 is locked and stays
+	for _, tc := range []struct {
+		addr int64
+		hit  bool
+	}{{0, true}, {64, false}, {128, true}} {
+		if got := c.Access(tc.addr, Request{}); got != tc.hit {
+			t.Errorf("after Invalidate, block at %d hit=%v, want %v", tc.addr, got, tc.hit)
+		}
+	}
+}
