@@ -8,6 +8,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
 )
@@ -15,7 +16,7 @@ import (
 func newCatalog() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "List the embedded chips and models",
+		Short: "List the embedded chips, models, placement policies and scenarios",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -36,6 +37,8 @@ func newCatalog() *cobra.Command {
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%.2fB\t%d\n", id, m.Name, m.Layers, float64(m.Params())/1e9, m.MaxContext)
 			}
+			fmt.Fprintf(w, "\nPOLICIES\t%s\n", strings.Join(sim.PolicyIDs(), ", "))
+			fmt.Fprintf(w, "SCENARIOS\t%s\n", strings.Join(workloads.ScenarioIDs(), ", "))
 			return w.Flush()
 		},
 	}
