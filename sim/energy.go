@@ -155,6 +155,19 @@ func (e *engine) account(phase workloads.Phase, d counters, seconds float64) {
 		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
 	}
 	e.stepHeat(e.clock+seconds, seconds)
+	e.record(phase, seconds, p.total())
+}
+
+// record adds a point to the run's time series: the stretch's end, its
+// length, its power, and every unit's clock and node's temperature after
+// it.
+func (e *engine) record(phase workloads.Phase, seconds, joules float64) {
+	pt := SeriesPoint{Phase: phase.String(), EndS: e.clock + seconds, Seconds: seconds, PowerW: ratio(joules, seconds)}
+	for i := range e.cfg.Chip.Units {
+		pt.ClocksHz = append(pt.ClocksHz, e.clockOf(&e.cfg.Chip.Units[i]))
+	}
+	pt.TempsC = append(pt.TempsC, e.heat.temps...)
+	e.st.series = append(e.st.series, pt)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

@@ -125,6 +125,7 @@ type stats struct {
 	samples       []BandwidthSample
 	energy        [2]energyParts // by phase
 	peakPower     float64        // watts, the highest of any pass
+	series        []SeriesPoint
 }
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {

@@ -399,6 +399,12 @@ func TestHeatThrottles(t *testing.T) {
 	if th.ThrottleOnsetS == nil || *th.ThrottleOnsetS < 5 || *th.ThrottleOnsetS > 80 {
 		t.Fatalf("throttle onset %v, want within the run", th.ThrottleOnsetS)
 	}
+	// The series shows the governor's work: the NPU ends below its clock.
+	pts := hot.Series.Points
+	if len(pts) != 1+1024 || pts[len(pts)-1].ClocksHz[0] >= pts[0].ClocksHz[0] || hot.Series.Units[0] != "npu" {
+		t.Errorf("series of %d points, NPU clock %g → %g Hz: want one point per step and a lower clock at the end",
+			len(pts), pts[0].ClocksHz[0], pts[len(pts)-1].ClocksHz[0])
+	}
 	if *hot.Decode.TokensPerS >= 0.9**hot.Decode.First10sTokensPerS {
 		t.Errorf("decode %.2f tokens/s after throttling, first 10 s %.2f: want clearly slower", *hot.Decode.TokensPerS, *hot.Decode.First10sTokensPerS)
 	}

@@ -254,3 +254,20 @@ func TestCalibrateImport(t *testing.T) {
 	code, o, errs := edgetwin("calibrate", "import", files[0], "-o", out)
 	expectBadInput(t, []string{"calibrate import without --soc"}, code, o, errs, "needs --soc")
 }
+
+func TestSimulateSeries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.csv")
+	code, _, errs := edgetwin("simulate", "--soc", "seed-c", "--model", "seed-moe-3b", "--prompt", "16", "--gen", "6", "--series", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	// A header, the prefill, and one row per decode step.
+	if len(lines) != 1+1+6 || !strings.HasPrefix(lines[0], "phase,end_s,latency_ms,power_w,clock_npu_ghz") || !strings.HasPrefix(lines[1], "prefill,") {
+		t.Errorf("series:\n%s", data)
+	}
+}

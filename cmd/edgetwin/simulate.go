@@ -135,7 +135,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 
 func newSimulate() *cobra.Command {
 	var f runFlags
-	var tracePath string
+	var tracePath, seriesPath string
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate one prompt and its generation on a chip",
@@ -176,10 +176,16 @@ DRAM and L3 behaviour and where the time went.`,
 					return fmt.Errorf("--trace %s: %w", tracePath, err)
 				}
 			}
+			if seriesPath != "" {
+				if err := reports.WriteSeries(seriesPath, r.Series); err != nil {
+					return fmt.Errorf("--series %s: %w", seriesPath, err)
+				}
+			}
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's timeline as Chrome/Perfetto trace-event JSON to FILE")
+	cmd.Flags().StringVar(&seriesPath, "series", "", "write the run over time as CSV to FILE: per step its end, latency, power, clocks and temperatures")
 	return cmd
 }
