@@ -35,9 +35,6 @@ type Memory struct {
 	L3   Cache `yaml:"l3,omitempty"`
 }
 
-// DRAMTypes are the accepted values of memory.dram.type.
-var DRAMTypes = []string{"LPDDR4", "LPDDR4X", "LPDDR5", "LPDDR5X", "LPDDR5T", "DDR4", "DDR5", "GDDR6", "HBM2", "HBM3"}
-
 // DRAM is the main memory. Bandwidth is the peak; when it is not given it is
 // data_rate × bus_width.
 type DRAM struct {

@@ -18,7 +18,6 @@ type heat struct {
 	power    []float64 // scratch: watts per node over a stretch
 	gov      thermal.Governor
 	caps     thermal.Caps
-	top      thermal.Caps   // every unit's highest operating point
 	nodeOf   map[string]int // unit name → node its heat enters
 	pkg      int            // the package node: L3 and DRAM interface power
 	nextPoll float64        // run time of the governor's next poll
@@ -35,7 +34,7 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}, top: thermal.Caps{}}
+	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}}
 	opps := thermal.OPPPower{}
 	for _, u := range chip.Units {
 		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
@@ -44,17 +43,14 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 			freqs[i], volts[i] = o.Freq, o.Volt
 		}
 		opps[u.Name] = thermal.RelativePower(freqs, volts)
-		h.top[u.Name] = len(u.OPP) - 1
+		h.caps[u.Name] = len(u.OPP) - 1 // every unit starts at its highest
 	}
 	var levels []float64
 	for _, l := range chip.Memory.DRAM.Levels {
 		levels = append(levels, float64(l))
 	}
 	opps["dram"] = levels
-	h.top["dram"] = len(levels) - 1
-	for k, v := range h.top {
-		h.caps[k] = v
-	}
+	h.caps["dram"] = len(levels) - 1
 	h.pkg = net.Index(chip.ThermalNode("package"))
 	for i, k := range net.Kinds() {
 		switch k {

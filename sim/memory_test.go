@@ -236,25 +236,13 @@ func TestStepReuse(t *testing.T) {
 	} {
 		reused := runWith(t, c.o, c.policy, Tile)
 		exact := runWith(t, c.o, c.policy, stepEveryToken)
-		for _, m := range []struct {
-			name      string
-			got, want float64
-			absolute  bool
-		}{
+		within1Percent(t, c.o.model+" "+c.policy+", with reuse and without", []closeness{
 			{"decode tokens/s", *reused.Decode.TokensPerS, *exact.Decode.TokensPerS, false},
 			{"p99 ms/token", *reused.Decode.MsPerToken.P99, *exact.Decode.MsPerToken.P99, false},
 			{"DRAM bytes", reused.Memory.DRAMBytes, exact.Memory.DRAMBytes, false},
 			{"KV L3 miss rate", reused.Memory.KVL3MissRate, exact.Memory.KVL3MissRate, true},
 			{"L3 miss rate", reused.Memory.L3MissRate, exact.Memory.L3MissRate, true},
-		} {
-			d := math.Abs(m.got - m.want)
-			if !m.absolute {
-				d /= m.want
-			}
-			if d > 0.01 {
-				t.Errorf("%s %s: %s %.5g with reuse, %.5g without (%.2f%%)", c.o.model, c.policy, m.name, m.got, m.want, d*100)
-			}
-		}
+		})
 	}
 }
 
@@ -461,24 +449,34 @@ func TestKVScanBypass(t *testing.T) {
 	} {
 		fast := runWith(t, c.o, c.policy, Tile)
 		full := runWith(t, c.o, c.policy, tileNoScan)
-		for _, m := range []struct {
-			name      string
-			got, want float64
-			absolute  bool
-		}{
+		within1Percent(t, c.o.model+" "+c.policy+", with the bypass and without", []closeness{
 			{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false},
 			{"TTFT", fast.TTFT, full.TTFT, false},
 			{"DRAM bytes", fast.Memory.DRAMBytes, full.Memory.DRAMBytes, false},
 			{"KV L3 miss rate", fast.Memory.KVL3MissRate, full.Memory.KVL3MissRate, true},
 			{"L3 miss rate", fast.Memory.L3MissRate, full.Memory.L3MissRate, true},
-		} {
-			d := math.Abs(m.got - m.want)
-			if !m.absolute {
-				d /= m.want
-			}
-			if d > 0.01 {
-				t.Errorf("%s %s: %s %.5g with the bypass, %.5g without (%.2f%%)", c.o.model, c.policy, m.name, m.got, m.want, d*100)
-			}
+		})
+	}
+}
+
+// closeness is one figure from two runs that must agree: relatively, or
+// absolutely for rates in 0..1 (one percentage point).
+type closeness struct {
+	name      string
+	got, want float64
+	absolute  bool
+}
+
+// within1Percent reports every figure whose two runs differ by more than 1%.
+func within1Percent(t *testing.T, label string, cs []closeness) {
+	t.Helper()
+	for _, m := range cs {
+		d := math.Abs(m.got - m.want)
+		if !m.absolute {
+			d /= m.want
+		}
+		if d > 0.01 {
+			t.Errorf("%s: %s %.5g vs %.5g (%.2f%%)", label, m.name, m.got, m.want, d*100)
 		}
 	}
 }
