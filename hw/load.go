@@ -261,6 +261,11 @@ func validate(doc *spec.Doc, s *SoC) error {
 				return doc.Errorf("units."+u.Name+".ops", "%q is not an operator: use %s", op, strings.Join(Operators, ", "))
 			}
 		}
+		for _, f := range u.Formats {
+			if !slices.Contains(WeightFormats, f) {
+				return doc.Errorf("units."+u.Name+".formats", "%q is not a weight format: use %s", f, strings.Join(WeightFormats, ", "))
+			}
+		}
 	}
 	if err := validateThermal(doc, s); err != nil {
 		return err

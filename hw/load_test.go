@@ -94,6 +94,7 @@ func TestBadChips(t *testing.T) {
 		{"empty", "", []string{"x.yaml", "empty"}},
 		{"not a mapping", "- a\n- b\n", []string{"x.yaml:1", "mapping"}},
 		{"overflowing int", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: 99999999999999999999,", 1), []string{"x.yaml:5", "units.npu.cores"}},
+		{"bad weight format", strings.Replace(minimal, "kind: npu,", "kind: npu, formats: [INT8, Q3_K],", 1), []string{"x.yaml:5", "units.npu.formats", "Q3_K", "Q4_0"}},
 		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

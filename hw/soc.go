@@ -4,6 +4,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"slices"
 )
 
 // SoC is a chip as the simulator sees it. Field paths (memory.dram.bandwidth,
@@ -132,6 +133,16 @@ type Unit struct {
 	// Ops lists the operators the unit runs (see Operators); empty means
 	// all. An operator it lacks falls back to the CPU.
 	Ops []string `yaml:"ops,omitempty"`
+	// Formats are the weight storage formats the unit's matrix kernels
+	// read (WeightFormats names); empty means every format. An NPU whose
+	// runtime takes its own quantised layouts (per-channel INT8/INT4,
+	// W4A16) but not GGUF blocks lists those, and a model stored as Q4_0
+	// then runs elsewhere.
+	Formats []string `yaml:"formats,omitempty"`
+	// Init is the unit's runtime initialisation on a cold start: driver
+	// and context creation, loading or compiling the model's graph or
+	// kernels, before the first prompt can run.
+	Init units.Seconds `yaml:"init,omitempty"`
 	// FallbackSync is the cost of handing an operator to the CPU and back:
 	// interrupt, cache maintenance and wake-up, paid once per fallback.
 	FallbackSync units.Seconds `yaml:"fallback_sync,omitempty"`
@@ -141,12 +152,29 @@ type Unit struct {
 	// SRAMEnergyPerByte is the energy of one byte read from or written to
 	// the unit's SRAM.
 	SRAMEnergyPerByte units.Joules `yaml:"sram_energy_per_byte,omitempty"`
+	// ActivePower is what the unit draws while it is busy — computing or
+	// stalled waiting for memory — beyond the energy of its operations:
+	// clock tree, pipelines, schedulers and load/store machinery, which
+	// toggle whether or not an operation is useful. It is given at the top
+	// operating point with every core busy, and scales with clock × V².
+	// This is why a memory-bound decode still heats the unit running it.
+	ActivePower units.Watts `yaml:"active_power,omitempty"`
 	// StaticPower is the unit's leakage at its nominal voltage and
 	// LeakageRefTemp; it grows by LeakagePerC (a fraction per °C,
 	// exponentially) with temperature and in proportion to voltage.
 	StaticPower    units.Watts    `yaml:"static_power,omitempty"`
 	LeakagePerC    units.Fraction `yaml:"leakage_per_c,omitempty"`
 	LeakageRefTemp units.Celsius  `yaml:"leakage_ref_temp,omitempty"`
+}
+
+// WeightFormats is the vocabulary of weight storage formats a unit's
+// `formats` may list: the names workloads.ParseQuant gives its formats.
+var WeightFormats = []string{"F16", "BF16", "F32", "Q8_0", "Q4_0", "Q6_K", "INT8", "INT4", "W4A16"}
+
+// ReadsFormat reports whether the unit's kernels read weights stored in
+// format (a WeightFormats name).
+func (u *Unit) ReadsFormat(format string) bool {
+	return len(u.Formats) == 0 || slices.Contains(u.Formats, format)
 }
 
 // Operators is the vocabulary of operator kinds a unit's `ops` may list;

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -32,7 +33,7 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))
 	}
 
-	row("time to first token", "%s", seconds(r.TTFT))
+	row("time to first token", "%s warm · %s cold (loading the model takes %s)", seconds(r.TTFT), seconds(r.TTFTColdS), seconds(r.ColdStartS))
 	row("prefill", "%s   (%d tokens in %s)", rate(r.Prefill.TokensPerS), r.Prefill.Tokens, seconds(r.Prefill.Seconds))
 	d := r.Decode
 	row("decode", "%s   (%d tokens in %s)", rate(d.TokensPerS), d.Tokens, seconds(d.Seconds))
@@ -82,6 +83,13 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 			onset = fmt.Sprintf("throttles at %s", seconds(*th.ThrottleOnsetS))
 		}
 		row("heat", "junction peak %.1f °C%s · %s", *th.PeakC, skin, onset)
+		if th.SustainedTokensPerS != nil {
+			row("sustained", "%s over the last minute (first 10 s: %s)", rate(th.SustainedTokensPerS), rate(d.First10sTokensPerS))
+		}
+	}
+	if l := r.TurnLatency; l != nil {
+		row("turns", "%d · first token %s p50, %s p95 · whole answer %s p50, %s p95 (warm turns)",
+			len(r.Turns), seconds(l.TTFTP50), seconds(l.TTFTP95), seconds(l.TotalP50), seconds(l.TotalP95))
 	}
 	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	assumed := 0
@@ -93,6 +101,11 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	row("inputs", "%d figures, %d of them assumed (see --format json: provenance)", len(r.Provenance), assumed)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Turns) > 0 {
+		if err := turnTable(w, r.Turns); err != nil {
+			return err
+		}
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "\nwarning: %s\n", warn)
@@ -124,4 +137,40 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// turnTable prints each turn as the user saw it, stage by stage: one
+// column per stage, in the order they ran.
+func turnTable(w io.Writer, turns []sim.Turn) error {
+	var names []string
+	for _, t := range turns {
+		for _, st := range t.Stages {
+			if !slices.Contains(names, st.Name) {
+				names = append(names, st.Name)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nper turn, as the user sees it (seconds)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "turn\tcontext\tprompt\tanswer\t%s\tfirst token\twhole\t\n", strings.Join(names, "\t"))
+	for _, t := range turns {
+		cells := make([]string, len(names))
+		for i := range cells {
+			cells[i] = "-"
+		}
+		for _, st := range t.Stages {
+			cells[slices.Index(names, st.Name)] = fmt.Sprintf("%.3f", st.Seconds)
+		}
+		note := ""
+		switch {
+		case t.Cold:
+			note = " cold"
+		case t.Truncated:
+			note = " truncated"
+		case t.Reset:
+			note = " reset"
+		}
+		fmt.Fprintf(tw, "%d%s\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t\n", t.Turn, note, t.Context, t.Prompt, t.Answer, strings.Join(cells, "\t"), t.TTFTS, t.TotalS)
+	}
+	return tw.Flush()
 }

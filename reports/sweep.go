@@ -83,8 +83,8 @@ func MetricKeys() []string {
 func emptyLists(v reflect.Value) {
 	for i := range v.NumField() {
 		f := v.Field(i)
-		if !f.CanSet() {
-			continue
+		if !f.CanSet() || strings.Contains(v.Type().Field(i).Tag.Get("json"), ",omitempty") {
+			continue // optional members stay absent, as in a result without them
 		}
 		switch f.Kind() {
 		case reflect.Slice:

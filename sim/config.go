@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -76,6 +77,9 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 		if !ok {
 			return nil, "", inputErrorf("--unit %s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
 		}
+		if f, ok := unreadFormat(u, c.Quant); ok {
+			return nil, "", inputErrorf("--unit %s cannot run %s: its kernels do not read %s weights (it reads %s); choose another --quant or --unit", u.Name, c.Quant, f, strings.Join(u.Formats, ", "))
+		}
 		return u, dt, nil
 	}
 	var best *hw.Unit
@@ -83,14 +87,28 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	for i := range c.Chip.Units {
 		u := &c.Chip.Units[i]
 		dt, ok := u.ComputeDtype(act)
+		if _, unread := unreadFormat(u, c.Quant); unread {
+			ok = false
+		}
 		if ok && (best == nil || u.Peak[dt] > best.Peak[bestDt]) {
 			best, bestDt = u, dt
 		}
 	}
 	if best == nil {
-		return nil, "", inputErrorf("no unit of %s can run %s (activations %s)", c.Chip.ID, c.Quant, act)
+		return nil, "", inputErrorf("no unit of %s can run %s (activations %s; a unit needs a peak at or above them and to read the weight formats)", c.Chip.ID, c.Quant, act)
 	}
 	return best, bestDt, nil
+}
+
+// unreadFormat returns a format of q's matrices that unit u's kernels do
+// not read, if there is one.
+func unreadFormat(u *hw.Unit, q workloads.Quant) (string, bool) {
+	for _, r := range []workloads.Role{workloads.RoleAttn, workloads.RoleFFN, workloads.RoleOutput} {
+		if f := q.Format(r).Name(); !u.ReadsFormat(f) {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 // Footprint is what a run keeps in DRAM.
@@ -142,10 +160,25 @@ func (c *Config) validate() error {
 		if limit == 0 {
 			limit = c.Model.MaxContext
 		}
-		if sc.Prompt >= limit {
-			return inputErrorf("scenario %s: a prompt of %d tokens leaves nothing to decode before the context limit of %d", sc.Name, sc.Prompt, limit)
+		first := sc.Prompt + sc.SystemPrompt
+		if first >= limit {
+			return inputErrorf("scenario %s: a prompt of %d tokens leaves nothing to decode before the context limit of %d", sc.Name, first, limit)
 		}
-		c.Prompt, c.Gen = sc.Prompt, limit-sc.Prompt
+		// Prompt and Gen size the KV cache: a session's context grows up
+		// to the limit; a single request holds its prompt and answer.
+		c.Prompt, c.Gen = first, limit-first
+		switch sc.Kind {
+		case workloads.Single:
+			c.Gen = sc.Answer
+		case workloads.Chat: // the longest conversation the turns can hold
+			most := float64(sc.SystemPrompt) + float64(sc.Turns*(sc.Prompt+sc.Answer))*(1+float64(sc.Spread))
+			c.Gen = min(limit, int(math.Ceil(most))) - first
+		}
+		for _, st := range sc.Stages {
+			if st.Unit != "" && c.Chip.Unit(st.Unit) == nil {
+				return inputErrorf("scenario %s: stage %s runs on unit %q, which %s does not have; units: %s", sc.Name, st.Name, st.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+			}
+		}
 	}
 	if c.Duration < 0 {
 		return inputErrorf("--duration %g s is not allowed: must be positive", c.Duration)

@@ -12,11 +12,11 @@ import (
 
 // energyParts is where a stretch of the run's energy went, in joules.
 type energyParts struct {
-	compute, host, sram, l3, dram, static float64
+	compute, host, sram, l3, dram, storage, static float64
 }
 
 func (p energyParts) total() float64 {
-	return p.compute + p.host + p.sram + p.l3 + p.dram + p.static
+	return p.compute + p.host + p.sram + p.l3 + p.dram + p.storage + p.static
 }
 
 func (p *energyParts) add(q energyParts) {
@@ -25,6 +25,7 @@ func (p *energyParts) add(q energyParts) {
 	p.sram += q.sram
 	p.l3 += q.l3
 	p.dram += q.dram
+	p.storage += q.storage
 	p.static += q.static
 }
 
@@ -40,13 +41,24 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 	h := e.heat
 	var p energyParts
 	_, vu := e.opp(e.unit)
-	p.compute = (d.ops - d.fallbackOps) * energyPerOp(e.unit, e.dt) * vu * vu
+	p.compute = (d.ops-d.fallbackOps)*energyPerOp(e.unit, e.dt)*vu*vu +
+		e.activePower(e.unit)*(d.compute+d.stallMem+d.bankConflict)
 	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte) * vu * vu
 	h.power[h.nodeOf[e.unit.Name]] += p.compute + p.sram
 	if e.host != nil {
 		_, vh := e.opp(e.host)
-		p.host = d.hostOps * energyPerOp(e.host, dtype.FP32) * vh * vh
+		// One core of the host is busy while it dispatches, samples and
+		// runs fallbacks.
+		busy := e.activePower(e.host) / float64(max(e.host.Cores, 1)) * (d.dispatch + d.host + d.fallback)
+		p.host = d.hostOps*energyPerOp(e.host, dtype.FP32)*vh*vh + busy
 		h.power[h.nodeOf[e.host.Name]] += p.host
+	}
+	// A pipeline stage keeps one core of its unit busy.
+	var stage float64
+	if u := e.stageUnit; u != nil && d.stage > 0 {
+		stage = e.activePower(u) / float64(max(u.Cores, 1)) * d.stage
+		p.host += stage
+		h.power[h.nodeOf[u.Name]] += stage
 	}
 	var lines float64
 	for ph := range d.lines {
@@ -60,12 +72,18 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)
 	dramStatic := float64(chip.Memory.DRAM.StaticPower) * seconds
 	h.power[h.pkg] += p.l3 + p.dram + dramStatic
+	// Storage sits on the board, away from the SoC.
+	p.storage = d.storageBytes * float64(chip.Storage.EnergyPerByte)
+	h.power[h.board] += p.storage
 	clear(e.unitPower)
 	p.static = dramStatic + e.leakage(seconds)
 	if seconds > 0 {
 		e.unitPower[e.unit.Name] += p.compute + p.sram
 		if e.host != nil {
-			e.unitPower[e.host.Name] += p.host
+			e.unitPower[e.host.Name] += p.host - stage
+		}
+		if e.stageUnit != nil {
+			e.unitPower[e.stageUnit.Name] += stage
 		}
 		e.unitPower["dram"] = p.dram + dramStatic
 		for k := range e.unitPower {
@@ -73,6 +91,13 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 		}
 	}
 	return p
+}
+
+// activePower is what a busy unit draws now beyond its operations' energy:
+// its active power at the top operating point scaled by clock × V².
+func (e *engine) activePower(u *hw.Unit) float64 {
+	f, v := e.opp(u)
+	return float64(u.ActivePower) * f / float64(u.Clock) * v * v
 }
 
 // energyPerOp is a unit's energy per operation in dt, or in the nearest
@@ -149,20 +174,25 @@ func (e *engine) leakage(seconds float64) float64 {
 // e.clock, keeps the highest power of any stretch (a pass and its
 // sampling), and turns the stretch's heat into temperatures.
 func (e *engine) account(phase workloads.Phase, d counters, seconds float64) {
+	e.accountAs(phase, phase.String(), d, seconds)
+}
+
+// accountAs is account with the series labelling the stretch as label.
+func (e *engine) accountAs(phase workloads.Phase, label string, d counters, seconds float64) {
 	p := e.energy(d, seconds)
 	e.st.energy[phase].add(p)
 	if seconds > 0 {
 		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
 	}
 	e.stepHeat(e.clock+seconds, seconds)
-	e.record(phase, seconds, p.total())
+	e.record(label, seconds, p.total())
 }
 
 // record adds a point to the run's time series: the stretch's end, its
 // length, its power, and every unit's clock and node's temperature after
 // it.
-func (e *engine) record(phase workloads.Phase, seconds, joules float64) {
-	pt := SeriesPoint{Phase: phase.String(), EndS: e.clock + seconds, Seconds: seconds, PowerW: ratio(joules, seconds)}
+func (e *engine) record(label string, seconds, joules float64) {
+	pt := SeriesPoint{Phase: label, EndS: e.clock + seconds, Seconds: seconds, PowerW: ratio(joules, seconds)}
 	for i := range e.cfg.Chip.Units {
 		pt.ClocksHz = append(pt.ClocksHz, e.clockOf(&e.cfg.Chip.Units[i]))
 	}
@@ -180,7 +210,7 @@ func (e *engine) fillEnergy(r *Result, total float64) {
 	pre, dec := e.st.energy[workloads.Prefill].total(), e.st.energy[workloads.Decode].total()
 	en := Energy{
 		TotalJ: all.total(), PrefillJ: pre, DecodeJ: dec, PeakPowerW: e.st.peakPower,
-		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Static: all.static},
+		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Storage: all.storage, Static: all.static},
 	}
 	en.AvgPowerW = ptr(ratio(all.total(), total))
 	if n := r.Prefill.Tokens; n > 0 {

@@ -66,7 +66,9 @@ type engine struct {
 	trace     *Trace // nil unless the run records a timeline
 	heat      *heat
 	unitPower map[string]float64 // watts per unit over the last stretch
-	stepEnds  []float64          // run time each decode step ended
+	stepSecs  []float64          // how long each decode step took
+	memo      stepMemo           // decode steps simulated in full, for reuse
+	stageUnit *hw.Unit           // the unit a pipeline stage runs on, while it runs
 	stopAt    float64            // a session's end, seconds of the run; 0 for one request
 	kvScan    bool               // this pass's KV reads cannot hit: see scanBypass
 	passStart float64            // run time at the start of the pass, seconds
@@ -82,6 +84,8 @@ type counters struct {
 	bankConflict                                float64
 	ops                                         float64 // useful ops, wherever they ran
 	fallbackOps, hostOps                        float64 // of which on the CPU; and all CPU ops (sampling too)
+	stage                                       float64 // seconds of pipeline-stage work on engine.stageUnit
+	storageBytes                                float64 // read from storage (a cold start)
 	dramBytes, l3HitBytes, sramBytes            float64
 	lines, missLines                            [2][numClasses]float64 // by phase
 	dramByPhase                                 [2]float64
@@ -98,6 +102,8 @@ func (c *counters) add(d counters, k float64) {
 	c.ops += k * d.ops
 	c.fallbackOps += k * d.fallbackOps
 	c.hostOps += k * d.hostOps
+	c.stage += k * d.stage
+	c.storageBytes += k * d.storageBytes
 	c.dramBytes += k * d.dramBytes
 	c.l3HitBytes += k * d.l3HitBytes
 	c.sramBytes += k * d.sramBytes
@@ -130,7 +136,7 @@ type stats struct {
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
 	chip := &c.Chip.SoC
-	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace}
+	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}}
 	e.st.fallbacks = map[string]*Fallback{}
 	e.unitPower = map[string]float64{}
 	h, err := newHeat(chip)

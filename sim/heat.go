@@ -20,6 +20,7 @@ type heat struct {
 	caps     thermal.Caps
 	nodeOf   map[string]int // unit name → node its heat enters
 	pkg      int            // the package node: L3 and DRAM interface power
+	board    int            // the board node (the package if none): storage power
 	nextPoll float64        // run time of the governor's next poll
 	junction []int          // nodes of kind junction (all nodes if none)
 	skin     []int
@@ -27,6 +28,21 @@ type heat struct {
 	peakSkin float64
 	onset    *float64 // run time the governor first lowered a cap
 	changes  int      // how many polls changed a cap
+	order    []string // the units and "dram", in a fixed order for key
+}
+
+// key names the current operating-point caps: runs of a step under equal
+// keys run at equal clocks.
+func (h *heat) key() string {
+	if h == nil {
+		return ""
+	}
+	b := make([]byte, 0, 2*len(h.order))
+	for _, name := range h.order {
+		c := h.caps[name]
+		b = append(b, byte(c), byte(c>>8))
+	}
+	return string(b)
 }
 
 func newHeat(chip *hw.SoC) (*heat, error) {
@@ -44,6 +60,7 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 		}
 		opps[u.Name] = thermal.RelativePower(freqs, volts)
 		h.caps[u.Name] = len(u.OPP) - 1 // every unit starts at its highest
+		h.order = append(h.order, u.Name)
 	}
 	var levels []float64
 	for _, l := range chip.Memory.DRAM.Levels {
@@ -51,13 +68,17 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	}
 	opps["dram"] = levels
 	h.caps["dram"] = len(levels) - 1
+	h.order = append(h.order, "dram")
 	h.pkg = net.Index(chip.ThermalNode("package"))
+	h.board = h.pkg
 	for i, k := range net.Kinds() {
 		switch k {
 		case thermal.Junction:
 			h.junction = append(h.junction, i)
 		case thermal.Skin:
 			h.skin = append(h.skin, i)
+		case thermal.Board:
+			h.board = i
 		}
 	}
 	if len(h.junction) == 0 {
@@ -147,7 +168,7 @@ func (e *engine) dramLevel() float64 {
 	return float64(levels[min(e.heat.caps["dram"], len(levels)-1)])
 }
 
-// sustainedWindow is the stretch at the end of a run over which
+// sustainedWindow is the decoding at the end of a run over which
 // thermal.sustained_tokens_per_s is measured, and minSustainedRun the
 // shortest run that has one.
 const (
@@ -170,14 +191,17 @@ func (e *engine) fillThermal(r *Result, total float64) {
 	if len(h.skin) > 0 {
 		r.Thermal.SkinPeakC = ptr(h.peakSkin)
 	}
-	if total >= minSustainedRun && len(e.stepEnds) > 0 {
-		n := 0
-		for _, end := range e.stepEnds {
-			if end > total-sustainedWindow {
-				n++
-			}
+	if total >= minSustainedRun && len(e.stepSecs) > 0 {
+		// The last minute of decoding: a session's think time between
+		// answers is not part of it.
+		n, busy := 0, 0.0
+		for i := len(e.stepSecs) - 1; i >= 0 && busy+e.stepSecs[i] <= sustainedWindow; i-- {
+			busy += e.stepSecs[i]
+			n++
 		}
-		r.Thermal.SustainedTokensPerS = ptr(float64(n*e.cfg.Batch) / sustainedWindow)
+		if n > 0 {
+			r.Thermal.SustainedTokensPerS = ptr(float64(n*e.cfg.Batch) / busy)
+		}
 	}
 	for i := range e.cfg.Chip.Units {
 		u := &e.cfg.Chip.Units[i]

@@ -23,6 +23,15 @@ type Result struct {
 	Prefill Phase       `json:"prefill"`
 	Decode  DecodePhase `json:"decode"`
 	TTFT    float64     `json:"ttft_s"`
+	// ColdStartS is what loading the model costs before the first token:
+	// its weights read from storage and the unit's runtime initialised;
+	// TTFTColdS is the first token's time after a cold start.
+	ColdStartS float64 `json:"cold_start_s"`
+	TTFTColdS  float64 `json:"ttft_cold_s"`
+	// Turns are a scenario's requests as the user sees them, stage by
+	// stage; TurnLatency summarises them.
+	Turns       []Turn       `json:"turns,omitempty"`
+	TurnLatency *TurnLatency `json:"turn_latency,omitempty"`
 
 	Memory  Memory  `json:"memory"`
 	Compute Compute `json:"compute"`
@@ -65,6 +74,47 @@ type SeriesPoint struct {
 	PowerW   float64
 	ClocksHz []float64 // per Series.Units
 	TempsC   []float64 // per Series.Nodes
+}
+
+// Turn is one request of a scenario as the user sees it.
+type Turn struct {
+	Turn int `json:"turn"` // from 1
+	// StartS is the run time the user sent the message.
+	StartS float64 `json:"start_s"`
+	// Context is the tokens in the context when the turn began (after any
+	// truncation or reset); Prompt the tokens prefilled (the message, and
+	// the system prompt when the conversation starts); Answer the tokens
+	// generated.
+	Context int  `json:"context"`
+	Prompt  int  `json:"prompt"`
+	Answer  int  `json:"answer"`
+	Cold    bool `json:"cold"`
+	// Truncated or Reset says what the context limit did before the turn.
+	Truncated bool `json:"truncated,omitempty"`
+	Reset     bool `json:"reset,omitempty"`
+	// Stages are where the turn's time went, in order: load (cold turns),
+	// the input stages, prefill, sample (the first token), decode, the
+	// token stages summed over the answer, the output stages.
+	Stages []StageTime `json:"stages"`
+	// TTFTS is from the message sent to the first token on screen; TotalS
+	// to the answer complete.
+	TTFTS  float64 `json:"ttft_s"`
+	TotalS float64 `json:"total_s"`
+}
+
+// StageTime is one stage of a turn and its time.
+type StageTime struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+}
+
+// TurnLatency is the spread of user-visible latency over a scenario's
+// warm turns (cold ones excluded).
+type TurnLatency struct {
+	TTFTP50  float64 `json:"ttft_p50_s"`
+	TTFTP95  float64 `json:"ttft_p95_s"`
+	TotalP50 float64 `json:"total_p50_s"`
+	TotalP95 float64 `json:"total_p95_s"`
 }
 
 // Phase is prefill or decode totals.
@@ -215,11 +265,12 @@ type Energy struct {
 // EnergyParts is where the energy went, in joules.
 type EnergyParts struct {
 	Compute float64 `json:"compute_j"` // the matrix unit's operations
-	Host    float64 `json:"host_j"`    // the CPU: sampling and fallbacks
+	Host    float64 `json:"host_j"`    // the CPU: sampling, fallbacks, dispatch and pipeline stages
 	SRAM    float64 `json:"sram_j"`
 	L3      float64 `json:"l3_j"`
 	DRAM    float64 `json:"dram_j"`
-	Static  float64 `json:"static_j"` // leakage of every unit and the DRAM background
+	Storage float64 `json:"storage_j"` // reading the weights on a cold start
+	Static  float64 `json:"static_j"`  // leakage of every unit and the DRAM background
 }
 
 // Thermal is what heat did over the run: the hottest junction and skin

@@ -54,36 +54,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("context %d exceeds %s's trained maximum of %d tokens", cfg.Prompt+cfg.Gen, cfg.Model.Name, max))
 	}
 
-	// One request, or under a sustained scenario requests back to back
-	// until the session's time is up, each with a fresh context.
-	e.stopAt = cfg.Duration
-	var prefills, steps []float64
-	for req := 0; req == 0 || e.clock < e.stopAt; req++ {
-		work := workloads.Work{Phase: workloads.Prefill, Tokens: cfg.Prompt, Batch: cfg.Batch, Seed: cfg.Seed + uint64(req)}
-		var prefill float64
-		before, start := e.st.counters, e.clock
-		if cfg.Prompt > 0 {
-			prefill = pass(requestName("prefill", req, cfg), work)
-		}
-		ttft := prefill + e.sample()
-		e.account(workloads.Prefill, e.st.counters.minus(before), ttft)
-		e.clock = start + ttft
-		if req == 0 {
-			r.TTFT = ttft
-		}
-		prefills = append(prefills, prefill)
-		if e.stopAt > 0 && e.clock >= e.stopAt {
-			break
-		}
-		s, err := e.decode(ctx, pass)
-		if err != nil {
-			return nil, err
-		}
-		steps = append(steps, s...)
+	s, err := e.runSession(ctx, pass, r)
+	if err != nil {
+		return nil, err
 	}
-	r.Prefill = phase(cfg.Prompt*cfg.Batch*len(prefills), sum(prefills))
-	r.Decode = decodePhase(steps, cfg.Batch)
-	r.Requests = len(prefills)
+	r.TTFT = s.ttft
+	r.ColdStartS = coldStart(&cfg, e.unit)
+	r.TTFTColdS = r.ColdStartS + r.TTFT
+	var prompted int
+	for _, t := range s.turns {
+		prompted += t.Prompt
+	}
+	r.Prefill = phase(prompted*cfg.Batch, sum(s.prefills))
+	r.Decode = decodePhase(s.steps, cfg.Batch)
+	r.Requests = len(s.prefills)
 	e.finish(r, e.clock)
 	return r, nil
 }

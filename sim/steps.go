@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/edgetwin/edgetwin/workloads"
@@ -50,48 +52,68 @@ type simulated struct {
 	fallback map[string]Fallback
 }
 
-// decode runs the decode steps and returns each step's time.
-func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) float64) ([]float64, error) {
+// decode runs gen decode steps after base tokens of context and returns
+// each step's time.
+func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) float64, base, gen int) ([]float64, error) {
 	c := e.cfg
-	steps := make([]float64, c.Gen)
+	steps := make([]float64, gen)
 	var prev, last *simulated
 	var skipped []int
 	stride, next := minStride, 0
 	capsSeen := e.heat.changes // a clock change ends a straight stretch
-	for s := 0; s < c.Gen; s++ {
+	for s := 0; s < gen; s++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: c.Prompt + s, Batch: c.Batch, Seed: c.Seed}
-		if e.reuses() && s >= warmSteps && s < next && s != c.Gen-1 {
+		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.Batch, Seed: c.Seed}
+		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) {
 			e.touchKVWrites(work)
 			skipped = append(skipped, s)
 			continue
 		}
-		before, fb := e.st.counters, e.fallbackSnapshot()
-		mark, clock := e.trace.mark(), e.clock
-		t := pass("decode "+strconv.Itoa(s), work) + e.sample()
-		end := e.trace.mark()
-		cur := &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
-		// The pass recorded its bandwidth sample before the skipped steps
-		// were known: put them first, then the step at its true start.
-		sample := e.st.samples[len(e.st.samples)-1]
-		e.st.samples = e.st.samples[:len(e.st.samples)-1]
-		for _, k := range skipped {
-			steps[k] = e.interpolate(last, cur, k)
+		key := e.heat.key()
+		var cur *simulated
+		if e.reuses() && s >= warmSteps && !e.nearCliff(work.Context) {
+			cur = e.memo.at(key, work.Context, s)
 		}
-		skipped = skipped[:0]
-		e.trace.shift(mark, end, e.clock-clock) // the step ran after the skipped ones
-		e.account(workloads.Decode, cur.delta, t)
-		sample.StartS = e.clock
-		e.st.samples = append(e.st.samples, sample)
-		e.clock += t
-		e.stepEnds = append(e.stepEnds, e.clock)
-		steps[s] = t
+		if cur != nil {
+			// A step at these clocks and about this context ran before:
+			// take its figures instead of simulating it again.
+			for _, k := range skipped {
+				steps[k] = e.interpolate(last, cur, k)
+			}
+			skipped = skipped[:0]
+			e.touchKVWrites(work)
+			steps[s] = e.interpolate(cur, cur, s)
+		} else {
+			before, fb := e.st.counters, e.fallbackSnapshot()
+			mark, clock := e.trace.mark(), e.clock
+			t := pass("decode "+strconv.Itoa(s), work) + e.sample()
+			end := e.trace.mark()
+			cur = &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
+			if e.reuses() {
+				e.memo.add(key, work.Context, cur)
+			}
+			// The pass recorded its bandwidth sample before the skipped steps
+			// were known: put them first, then the step at its true start.
+			sample := e.st.samples[len(e.st.samples)-1]
+			e.st.samples = e.st.samples[:len(e.st.samples)-1]
+			for _, k := range skipped {
+				steps[k] = e.interpolate(last, cur, k)
+			}
+			skipped = skipped[:0]
+			e.trace.shift(mark, end, e.clock-clock) // the step ran after the skipped ones
+			e.account(workloads.Decode, cur.delta, t)
+			sample.StartS = e.clock
+			e.st.samples = append(e.st.samples, sample)
+			e.clock += t
+			e.stepSecs = append(e.stepSecs, t)
+			steps[s] = t
+		}
 		if e.stopAt > 0 && e.clock >= e.stopAt {
 			return steps[:s+1], nil // the session's time is up
 		}
-		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(c.Prompt+s) && e.heat.changes == capsSeen {
+		if prev != nil && onLine(prev, last, cur) && !e.nearCliff(base+s) && e.heat.changes == capsSeen {
 			stride = min(2*stride, maxStride)
 		} else {
 			stride = minStride
@@ -100,6 +122,91 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		prev, last, next = last, cur, s+stride
 	}
 	return steps, nil
+}
+
+// endsSoon reports whether a session's time runs out within the pending
+// skipped steps and the next, at the last simulated step's pace: those
+// are simulated, so the session stops at the step that crosses its end,
+// as it would simulating every step.
+func (e *engine) endsSoon(last *simulated, pending int) bool {
+	return e.stopAt > 0 && last != nil && e.clock+float64(pending+2)*last.seconds >= e.stopAt
+}
+
+// stepMemo keeps the decode steps a run simulated in full, by the clocks
+// they ran at (heat.key) and their context, so that a later step at the
+// same clocks and a context between two of them — in a later request of a
+// session, or after the governor moved a clock and back — takes their
+// interpolation instead of a simulation. The cache state is not part of
+// the key: in steady decode it is a function of the context, and the
+// first warmSteps of each request, where it is not, are always simulated.
+type stepMemo map[string][]memoStep
+
+type memoStep struct {
+	context int
+	step    *simulated
+}
+
+// memoSpan is the widest gap in context between two remembered steps the
+// memo interpolates across: twice the widest stride, so the remembered
+// steps of a straight stretch serve every step between them.
+const memoSpan = 2 * maxStride
+
+// add remembers a simulated step at context ctx under key.
+func (m stepMemo) add(key string, ctx int, s *simulated) {
+	list := m[key]
+	i, found := slices.BinarySearchFunc(list, ctx, func(a memoStep, c int) int { return cmp.Compare(a.context, c) })
+	if found {
+		list[i].step = s
+		return
+	}
+	m[key] = slices.Insert(list, i, memoStep{context: ctx, step: s})
+}
+
+// at returns step index's figures at context ctx under key: the linear
+// interpolation of the remembered steps on either side, when both exist
+// within memoSpan, or the extension of the last two when they are at
+// least maxStride/2 apart and ctx lies no further beyond them than that
+// gap (and memoSpan/2); else nil.
+func (m stepMemo) at(key string, ctx, index int) *simulated {
+	list := m[key]
+	i, found := slices.BinarySearchFunc(list, ctx, func(a memoStep, c int) int { return cmp.Compare(a.context, c) })
+	if found {
+		return list[i].step.at(list[i].step, 0, index)
+	}
+	switch {
+	case i > 0 && i < len(list):
+		a, b := list[i-1], list[i]
+		if b.context-a.context > memoSpan {
+			return nil
+		}
+		w := float64(ctx-a.context) / float64(b.context-a.context)
+		return a.step.at(b.step, w, index)
+	case i == len(list) && i >= 2:
+		// Beyond the last two: a step's cost grows linearly with its
+		// context away from the capacity edges (nearCliff), so extend
+		// their line, but not far.
+		a, b := list[i-2], list[i-1]
+		gap := b.context - a.context
+		if ctx-b.context > min(gap, memoSpan/2) || gap < maxStride/2 || gap > memoSpan {
+			return nil
+		}
+		w := float64(ctx-a.context) / float64(b.context-a.context)
+		return a.step.at(b.step, w, index)
+	}
+	return nil
+}
+
+// at is the step (1−w)·a + w·b, as step index.
+func (a *simulated) at(b *simulated, w float64, index int) *simulated {
+	s := &simulated{index: index, seconds: (1-w)*a.seconds + w*b.seconds, fallback: make(map[string]Fallback, len(a.fallback))}
+	s.delta.add(a.delta, 1-w)
+	s.delta.add(b.delta, w)
+	for kind, fa := range a.fallback {
+		fb := b.fallback[kind]
+		s.fallback[kind] = Fallback{Op: fa.Op, Unit: fa.Unit, Count: fa.Count,
+			Seconds: (1-w)*fa.Seconds + w*fb.Seconds, CopyBytes: (1-w)*fa.CopyBytes + w*fb.CopyBytes}
+	}
+	return s
 }
 
 // nearCliff reports whether the KV cache at context ctx is within a
@@ -146,7 +253,10 @@ func onLine(a, b, c *simulated) bool {
 // interpolate adds skipped step k, between simulated steps a and b, to the
 // counters and the bandwidth samples, and returns its time.
 func (e *engine) interpolate(a, b *simulated, k int) float64 {
-	w := float64(k-a.index) / float64(b.index-a.index)
+	var w float64
+	if b.index != a.index {
+		w = float64(k-a.index) / float64(b.index-a.index)
+	}
 	t := (1-w)*a.seconds + w*b.seconds
 	var d counters
 	d.add(a.delta, 1-w)
@@ -168,7 +278,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		L3Util:   ratio(l3, e.l3BW*t),
 	})
 	e.clock += t
-	e.stepEnds = append(e.stepEnds, e.clock)
+	e.stepSecs = append(e.stepSecs, t)
 	return t
 }
 

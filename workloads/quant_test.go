@@ -1,9 +1,11 @@
 package workloads
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 )
 
@@ -176,5 +178,19 @@ func TestParseKVFormat(t *testing.T) {
 	_, err := ParseKVFormat("Q9")
 	if want := `"Q9" is not a KV-cache type: use F16, BF16, F32, Q8_0`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// TestWeightFormatsMatchHW: the formats a chip's unit may list are exactly
+// the weight formats ParseQuant accepts.
+func TestWeightFormatsMatchHW(t *testing.T) {
+	var names []string
+	for _, f := range formats {
+		if f.weights {
+			names = append(names, f.name)
+		}
+	}
+	if !slices.Equal(names, hw.WeightFormats) {
+		t.Errorf("hw.WeightFormats = %v, workloads' weight formats = %v", hw.WeightFormats, names)
 	}
 }

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"embed"
+	"math"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -14,23 +15,104 @@ var scenarios = spec.Catalog{Files: scenarioFiles, Dir: "scenarios", Kind: "scen
 
 // Scenario kinds.
 const (
+	// Single runs one request: its prompt and answer, with the pipeline
+	// stages around them.
+	Single = "single"
+	// Chat runs Turns of a conversation: each user message is prefilled
+	// after the context so far and answered, with ThinkTime between turns;
+	// the context grows across turns until ContextLimit, where OnFull
+	// truncates or resets it.
+	Chat = "chat"
 	// Sustained runs requests back to back for Duration: each prefills
 	// Prompt tokens and decodes until the context limit.
 	Sustained = "sustained"
 )
 
+// What a chat does when the next turn would not fit the context limit.
+const (
+	// Truncate drops the oldest turns, keeping the system prompt, until
+	// the next turn fits (llama.cpp's context shift: no recomputation).
+	Truncate = "truncate"
+	// Reset starts a fresh conversation: the system prompt is prefilled
+	// again.
+	Reset = "reset"
+)
+
+// When a pipeline stage runs.
+const (
+	StageInput  = "input"  // before the prefill, on the user's message
+	StageToken  = "token"  // after each generated token (detokenise, stream to the screen)
+	StageOutput = "output" // once, after the answer
+)
+
 // Scenario is a session to run instead of one prompt.
 type Scenario struct {
 	Name        string `yaml:"name" spec:"required"`
-	Kind        string `yaml:"kind" spec:"required,oneof=sustained"`
+	Kind        string `yaml:"kind" spec:"required,oneof=single|chat|sustained"`
 	Description string `yaml:"description,omitempty"`
-	// Duration is how long the session runs (--duration overrides it).
-	Duration units.Seconds `yaml:"duration" spec:"required"`
-	// Prompt is each request's prompt, in tokens.
+	// Duration is how long the session runs (--duration overrides it);
+	// required for sustained, an upper bound for chat and single.
+	Duration units.Seconds `yaml:"duration,omitempty"`
+	// Prompt is each request's prompt, or each user message of a chat, in
+	// tokens (a mean when Spread is set).
 	Prompt int `yaml:"prompt" spec:"required,positive"`
-	// ContextLimit is where a request stops decoding; 0 is the model's
+	// Answer is the tokens generated per request or turn (a mean when
+	// Spread is set); sustained requests decode to the context limit.
+	Answer int `yaml:"answer,omitempty" spec:"nonneg"`
+	// ContextLimit is where the context stops growing; 0 is the model's
 	// maximum context.
 	ContextLimit int `yaml:"context_limit,omitempty" spec:"nonneg"`
+
+	// Turns is the number of user messages of a chat.
+	Turns int `yaml:"turns,omitempty" spec:"nonneg"`
+	// SystemPrompt is prefilled once, before the first message, and kept
+	// when the context is truncated.
+	SystemPrompt int `yaml:"system_prompt,omitempty" spec:"nonneg"`
+	// ThinkTime is the pause between an answer and the next message: the
+	// user reads and types. The chip idles and cools.
+	ThinkTime units.Seconds `yaml:"think_time,omitempty"`
+	// Spread draws each message and answer length uniformly within ±Spread
+	// of its mean, from the run's seed.
+	Spread units.Fraction `yaml:"spread,omitempty"`
+	// OnFull is what a chat does when the next turn would pass the
+	// context limit: truncate (default) or reset.
+	OnFull string `yaml:"on_full,omitempty" spec:"oneof=truncate|reset"`
+	// ColdStart makes the first request load the model: its weights read
+	// from storage and the unit's runtime initialised.
+	ColdStart bool `yaml:"cold_start,omitempty"`
+	// Stages are the steps around the model that the user waits for.
+	Stages []Stage `yaml:"stages,omitempty"`
+}
+
+// Stage is one step of the pipeline around the model — capture,
+// pre-processing, tokenisation, detokenisation, rendering — with its cost.
+type Stage struct {
+	Name string `yaml:"name" spec:"required"`
+	// When is input (before the prefill), token (after each generated
+	// token) or output (once, after the answer).
+	When string `yaml:"when" spec:"required,oneof=input|token|output"`
+	// Fixed is paid once each time the stage runs; PerToken for each
+	// token of the user's message (input stages) or of the answer (output
+	// stages); token stages pay Fixed + PerToken per generated token.
+	Fixed    units.Seconds `yaml:"fixed,omitempty"`
+	PerToken units.Seconds `yaml:"per_token,omitempty"`
+	// Unit is the chip's unit it runs on; empty is the CPU.
+	Unit string `yaml:"unit,omitempty"`
+}
+
+// Seconds is the stage's time for a run over tokens tokens.
+func (s Stage) Seconds(tokens int) float64 {
+	return float64(s.Fixed) + float64(s.PerToken)*float64(tokens)
+}
+
+// Length draws a length around mean within ±Spread from u in [0, 1): at
+// least 1 token.
+func (s *Scenario) Length(mean int, u float64) int {
+	if s.Spread == 0 || mean == 0 {
+		return mean
+	}
+	f := 1 + float64(s.Spread)*(2*u-1)
+	return max(1, int(math.Round(float64(mean)*f)))
 }
 
 // ScenarioIDs lists the built-in scenarios.
@@ -54,8 +136,27 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	if err := doc.Decode(&s); err != nil {
 		return nil, err
 	}
-	if s.Duration <= 0 {
-		return nil, doc.Errorf("duration", "a scenario needs a positive duration, e.g. 5m")
+	switch {
+	case s.Duration < 0:
+		return nil, doc.Errorf("duration", "%s is not allowed: give a positive duration, e.g. 5m", s.Duration)
+	case s.Kind == Sustained && s.Duration == 0:
+		return nil, doc.Errorf("duration", "a sustained scenario needs a positive duration, e.g. 5m")
+	case s.Kind == Chat && s.Turns == 0:
+		return nil, doc.Errorf("turns", "a chat needs its number of turns, e.g. 30")
+	case s.Kind != Sustained && s.Answer == 0:
+		return nil, doc.Errorf("answer", "a %s scenario needs the tokens of each answer, e.g. 200", s.Kind)
+	case s.ThinkTime < 0:
+		return nil, doc.Errorf("think_time", "%s is not allowed: must be 0 or more", s.ThinkTime)
+	case s.Spread < 0 || s.Spread >= 1:
+		return nil, doc.Errorf("spread", "%v is not allowed: must be in [0, 1)", float64(s.Spread))
+	}
+	if s.OnFull == "" {
+		s.OnFull = Truncate
+	}
+	for _, st := range s.Stages {
+		if st.Fixed < 0 || st.PerToken < 0 {
+			return nil, doc.Errorf("stages."+st.Name, "stage %s: times must be 0 or more", st.Name)
+		}
 	}
 	return &s, nil
 }

@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// A run is a session of turns. One prompt (no scenario) is one turn
+// without pipeline stages; a single scenario is one turn with them; a
+// sustained scenario is turns back to back, each from a fresh context,
+// until its time is up; a chat is its turns with think time between them,
+// the context growing across turns until the limit truncates or resets it.
+
+// turnSpec is what one turn runs.
+type turnSpec struct {
+	req              int
+	base             int // tokens in the context before the turn
+	prompt, gen      int
+	cold             bool
+	truncated, reset bool
+}
+
+// session collects what the turns of a run did.
+type session struct {
+	pass     func(string, workloads.Work) float64
+	prefills []float64
+	steps    []float64
+	turns    []Turn
+	ttft     float64 // the first turn's, warm
+}
+
+// maxIdleStretch bounds one stretch of think time, so the governor polls
+// and the series has points while the chip cools.
+const maxIdleStretch = 1.0
+
+// runSession runs the turns of cfg and fills the result's turn figures.
+func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Work) float64, r *Result) (*session, error) {
+	c := e.cfg
+	s := &session{pass: pass}
+	sc := c.Scenario
+	e.stopAt = c.Duration
+	timeUp := func() bool { return e.stopAt > 0 && e.clock >= e.stopAt }
+	switch {
+	case sc == nil:
+		if err := e.turn(ctx, s, turnSpec{prompt: c.Prompt, gen: c.Gen}); err != nil {
+			return nil, err
+		}
+	case sc.Kind == workloads.Single:
+		if err := e.turn(ctx, s, turnSpec{prompt: c.Prompt, gen: c.Gen, cold: sc.ColdStart}); err != nil {
+			return nil, err
+		}
+	case sc.Kind == workloads.Sustained:
+		for req := 0; req == 0 || !timeUp(); req++ {
+			if err := e.turn(ctx, s, turnSpec{req: req, prompt: c.Prompt, gen: c.Gen, cold: sc.ColdStart && req == 0}); err != nil {
+				return nil, err
+			}
+		}
+	case sc.Kind == workloads.Chat:
+		rng := rand.New(rand.NewPCG(c.Seed, 0x63686174)) // "chat"
+		limit := e.contextLimit()
+		base := 0
+		for req := 0; req < sc.Turns && (req == 0 || !timeUp()); req++ {
+			if req > 0 {
+				e.idle(float64(sc.ThinkTime))
+			}
+			ts := turnSpec{req: req, base: base, cold: sc.ColdStart && req == 0,
+				prompt: sc.Length(sc.Prompt, rng.Float64()), gen: sc.Length(sc.Answer, rng.Float64())}
+			if base == 0 {
+				ts.prompt += sc.SystemPrompt
+			}
+			if base+ts.prompt+ts.gen > limit {
+				if sc.OnFull == workloads.Reset {
+					ts.base, ts.reset = 0, true
+					ts.prompt += sc.SystemPrompt
+				} else {
+					ts.base, ts.truncated = max(sc.SystemPrompt, limit-ts.prompt-ts.gen), true
+				}
+				ts.base = min(ts.base, limit-ts.prompt-ts.gen)
+				if ts.base < 0 { // the turn alone passes the limit: shorten its answer
+					ts.base, ts.gen = 0, max(1, limit-ts.prompt)
+				}
+			}
+			if err := e.turn(ctx, s, ts); err != nil {
+				return nil, err
+			}
+			base = ts.base + ts.prompt + ts.gen
+		}
+	}
+	if sc != nil {
+		r.Turns = s.turns
+		r.TurnLatency = turnLatency(s.turns)
+	}
+	return s, nil
+}
+
+// contextLimit is where a scenario's context stops growing.
+func (e *engine) contextLimit() int {
+	if sc := e.cfg.Scenario; sc != nil && sc.ContextLimit > 0 {
+		return sc.ContextLimit
+	}
+	return e.cfg.Model.MaxContext
+}
+
+// turn runs one request as the user sees it: the model's load on a cold
+// start, the input stages, the prefill and the first token's sampling, the
+// decode steps, the stages of each streamed token and the output stages.
+func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
+	c := e.cfg
+	t := Turn{Turn: ts.req + 1, StartS: e.clock, Context: ts.base, Prompt: ts.prompt, Answer: ts.gen,
+		Cold: ts.cold, Truncated: ts.truncated, Reset: ts.reset}
+	stage := func(name string, seconds float64) {
+		t.Stages = append(t.Stages, StageTime{Name: name, Seconds: seconds})
+	}
+	if ts.cold {
+		stage("load", e.coldLoad())
+	}
+	warm := e.clock
+	var stages []workloads.Stage
+	if c.Scenario != nil {
+		stages = c.Scenario.Stages
+	}
+	for _, st := range stages {
+		if st.When == workloads.StageInput {
+			stage(st.Name, e.runStage(st, st.Seconds(ts.prompt), workloads.Prefill))
+		}
+	}
+
+	work := workloads.Work{Phase: workloads.Prefill, Tokens: ts.prompt, Context: ts.base, Batch: c.Batch, Seed: c.Seed + uint64(ts.req)}
+	before, start := e.st.counters, e.clock
+	var prefill float64
+	if ts.prompt > 0 {
+		prefill = s.pass(requestName("prefill", ts.req, *c), work)
+	}
+	sample := e.sample()
+	e.account(workloads.Prefill, e.st.counters.minus(before), prefill+sample)
+	e.clock = start + prefill + sample
+	stage("prefill", prefill)
+	stage("sample", sample)
+	s.prefills = append(s.prefills, prefill)
+
+	// Each streamed token passes the token stages before it is on screen;
+	// the first token's count towards the time to first token.
+	var perToken float64
+	for _, st := range stages {
+		if st.When == workloads.StageToken {
+			perToken += st.Seconds(1)
+		}
+	}
+	e.runStageTime(perToken, workloads.Decode)
+	t.TTFTS = e.clock - t.StartS
+	if len(s.prefills) == 1 {
+		s.ttft = e.clock - warm
+	}
+
+	var steps []float64
+	if !(e.stopAt > 0 && e.clock >= e.stopAt) {
+		var err error
+		if steps, err = e.decode(ctx, s.pass, ts.base+ts.prompt, ts.gen); err != nil {
+			return err
+		}
+	}
+	stage("decode", sum(steps))
+	if perToken > 0 {
+		// The stages of the streamed tokens run on the CPU between steps;
+		// they are charged as one stretch after the decode, and each step's
+		// latency carries its share.
+		e.runStageTime(perToken*float64(len(steps)), workloads.Decode)
+		for i := range steps {
+			steps[i] += perToken
+		}
+		for _, st := range stages {
+			if st.When == workloads.StageToken {
+				stage(st.Name, st.Seconds(1)*float64(1+len(steps)))
+			}
+		}
+	}
+	s.steps = append(s.steps, steps...)
+	for _, st := range stages {
+		if st.When == workloads.StageOutput {
+			stage(st.Name, e.runStage(st, st.Seconds(len(steps)), workloads.Decode))
+		}
+	}
+	t.TotalS = e.clock - t.StartS
+	s.turns = append(s.turns, t)
+	return nil
+}
+
+// coldStart is the time to load the model before its first prompt: the
+// weights read from storage, then the unit's runtime initialised.
+func coldStart(c *Config, u *hw.Unit) float64 {
+	return footprint(c).Weights/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
+}
+
+// coldLoad runs a cold start: the weights stream from storage into DRAM while
+// the host waits, then the host initialises the unit's runtime. It returns
+// its time.
+func (e *engine) coldLoad() float64 {
+	w := footprint(e.cfg).Weights
+	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
+	e.account(workloads.Prefill, counters{dramBytes: w, storageBytes: w}, read)
+	e.clock += read
+	init := float64(e.unit.Init)
+	e.runStageTimeOn(e.host, init, workloads.Prefill)
+	return read + init
+}
+
+// runStage runs a pipeline stage for seconds on its unit (the host when it
+// names none) and returns its time.
+func (e *engine) runStage(st workloads.Stage, seconds float64, phase workloads.Phase) float64 {
+	u := e.host
+	if st.Unit != "" {
+		u = e.cfg.Chip.Unit(st.Unit)
+	}
+	return e.runStageTimeOn(u, seconds, phase)
+}
+
+// runStageTime runs host work for seconds.
+func (e *engine) runStageTime(seconds float64, phase workloads.Phase) float64 {
+	return e.runStageTimeOn(e.host, seconds, phase)
+}
+
+// runStageTimeOn keeps unit u busy for seconds (one core of a CPU) and
+// advances the clock.
+func (e *engine) runStageTimeOn(u *hw.Unit, seconds float64, phase workloads.Phase) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	e.stageUnit = u
+	e.account(phase, counters{stage: seconds}, seconds)
+	e.stageUnit = nil
+	e.clock += seconds
+	return seconds
+}
+
+// idle lets the chip rest for seconds — the user reading and typing —
+// in stretches the governor polls between.
+func (e *engine) idle(seconds float64) {
+	for seconds > 0 {
+		dt := min(seconds, maxIdleStretch)
+		e.accountAs(workloads.Decode, "idle", counters{}, dt)
+		e.clock += dt
+		seconds -= dt
+	}
+}
+
+// turnLatency is the spread of the warm turns' user-visible latency.
+func turnLatency(turns []Turn) *TurnLatency {
+	var ttft, total []float64
+	for _, t := range turns {
+		if !t.Cold {
+			ttft, total = append(ttft, t.TTFTS), append(total, t.TotalS)
+		}
+	}
+	if len(ttft) == 0 {
+		return nil
+	}
+	slices.Sort(ttft)
+	slices.Sort(total)
+	return &TurnLatency{TTFTP50: percentile(ttft, 0.5), TTFTP95: percentile(ttft, 0.95),
+		TotalP50: percentile(total, 0.5), TotalP95: percentile(total, 0.95)}
+}

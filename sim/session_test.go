@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// chat is a short conversation that reaches its context limit.
+func chat(onFull string) *workloads.Scenario {
+	return &workloads.Scenario{
+		Name: "short-chat", Kind: workloads.Chat, Turns: 6, SystemPrompt: 100, Prompt: 50, Answer: 40,
+		ContextLimit: 400, ThinkTime: 5, OnFull: onFull, ColdStart: true,
+		Stages: []workloads.Stage{
+			{Name: "capture", When: workloads.StageInput, Fixed: 0.02},
+			{Name: "tokenize", When: workloads.StageInput, PerToken: 15e-6},
+			{Name: "render", When: workloads.StageToken, Fixed: 0.5e-3},
+			{Name: "postprocess", When: workloads.StageOutput, Fixed: 0.01},
+		},
+	}
+}
+
+func runChat(t *testing.T, sc *workloads.Scenario) *Result {
+	t.Helper()
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-1b"})
+	cfg.Scenario = sc
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestChatTurns: every turn's stages add up to what the user waits for,
+// the first turn pays the cold start, the context grows turn by turn and
+// is truncated at the limit, keeping the system prompt.
+func TestChatTurns(t *testing.T) {
+	r := runChat(t, chat(workloads.Truncate))
+	if len(r.Turns) != 6 || r.Requests != 6 {
+		t.Fatalf("%d turns, %d requests; want 6", len(r.Turns), r.Requests)
+	}
+	truncated := false
+	for i, turn := range r.Turns {
+		var total, first float64
+		seenSample := false
+		for _, st := range turn.Stages {
+			total += st.Seconds
+			if !seenSample {
+				first += st.Seconds
+			}
+			seenSample = seenSample || st.Name == "sample"
+		}
+		first += 0.5e-3 // the first token's render
+		if math.Abs(total-turn.TotalS) > 1e-9 || math.Abs(first-turn.TTFTS) > 1e-9 {
+			t.Errorf("turn %d: stages sum to %.6f s (first token %.6f s), turn says %.6f s (%.6f s)", turn.Turn, total, first, turn.TotalS, turn.TTFTS)
+		}
+		if turn.Cold != (i == 0) || (turn.Cold && turn.Stages[0].Name != "load") {
+			t.Errorf("turn %d: cold %v, stages %v", turn.Turn, turn.Cold, turn.Stages)
+		}
+		if turn.Context+turn.Prompt+turn.Answer > 400 {
+			t.Errorf("turn %d passes the context limit: %d + %d + %d", turn.Turn, turn.Context, turn.Prompt, turn.Answer)
+		}
+		if i > 0 {
+			prev := r.Turns[i-1]
+			grown := prev.Context + prev.Prompt + prev.Answer
+			if turn.Truncated {
+				truncated = true
+				if turn.Context >= grown || turn.Context < 100 {
+					t.Errorf("turn %d truncated %d to %d: want shorter, keeping the 100-token system prompt", turn.Turn, grown, turn.Context)
+				}
+			} else if turn.Context != grown {
+				t.Errorf("turn %d starts at %d tokens of context, want %d", turn.Turn, turn.Context, grown)
+			}
+			if gap := turn.StartS - (prev.StartS + prev.TotalS); math.Abs(gap-5) > 1e-9 {
+				t.Errorf("turn %d starts %.3f s after the last answer, want the 5 s think time", turn.Turn, gap)
+			}
+		}
+	}
+	if !truncated {
+		t.Error("no turn was truncated at the 400-token limit")
+	}
+	load := r.Turns[0].Stages[0].Seconds
+	if math.Abs(load-r.ColdStartS) > 1e-9 || r.TTFTColdS <= r.TTFT+load*0.99 {
+		t.Errorf("cold start %.3f s (load stage %.3f s); first token %.3f s warm, %.3f s cold", r.ColdStartS, load, r.TTFT, r.TTFTColdS)
+	}
+	if r.TurnLatency == nil || r.TurnLatency.TTFTP95 < r.TurnLatency.TTFTP50 || r.TurnLatency.TTFTP50 >= r.Turns[0].TTFTS {
+		t.Errorf("turn latency %+v: want warm turns faster than the cold first", r.TurnLatency)
+	}
+}
+
+// TestChatReset: a chat that resets at the limit starts again from an
+// empty context and prefills the system prompt again.
+func TestChatReset(t *testing.T) {
+	r := runChat(t, chat(workloads.Reset))
+	reset := false
+	for _, turn := range r.Turns {
+		if turn.Reset {
+			reset = true
+			if turn.Context != 0 || turn.Prompt < 100 {
+				t.Errorf("turn %d after a reset: context %d, prompt %d; want 0 and the system prompt again", turn.Turn, turn.Context, turn.Prompt)
+			}
+		}
+	}
+	if !reset {
+		t.Error("no turn reset at the limit")
+	}
+}

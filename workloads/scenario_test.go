@@ -1,0 +1,88 @@
+package workloads
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+)
+
+func TestBuiltInScenariosLoad(t *testing.T) {
+	for _, id := range ScenarioIDs() {
+		s, err := LoadScenario(id, nil)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		if s.Name != id {
+			t.Errorf("%s is named %q", id, s.Name)
+		}
+	}
+	chat, err := LoadScenario("chat-30", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chat.Kind != Chat || chat.Turns != 30 || !chat.ColdStart || chat.OnFull != Truncate || len(chat.Stages) == 0 {
+		t.Errorf("chat-30 = %+v", chat)
+	}
+}
+
+func TestBadScenarios(t *testing.T) {
+	const chat = "name: c\nkind: chat\nturns: 3\nprompt: 50\nanswer: 100\n"
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"unknown kind", "name: x\nkind: story\nprompt: 5\n", []string{"s.yaml:2", "kind", "single, chat, sustained"}},
+		{"sustained without duration", "name: x\nkind: sustained\nprompt: 5\n", []string{"duration", "5m"}},
+		{"chat without turns", strings.Replace(chat, "turns: 3\n", "", 1), []string{"turns"}},
+		{"chat without answer", strings.Replace(chat, "answer: 100\n", "", 1), []string{"answer"}},
+		{"spread too wide", chat + "spread: 1.5\n", []string{"spread", "[0, 1)"}},
+		{"bad on_full", chat + "on_full: forget\n", []string{"s.yaml:6", "on_full", "truncate, reset"}},
+		{"stage without when", chat + "stages:\n  - {name: render, fixed: 1ms}\n", []string{"s.yaml:7", "when"}},
+		{"bad stage when", chat + "stages:\n  - {name: render, when: later}\n", []string{"s.yaml:7", "input, token, output"}},
+		{"negative think time", chat + "think_time: -3s\n", []string{"think_time"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadScenario(path, nil)
+			if err == nil {
+				t.Fatalf("no error for %q", c.src)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestScenarioOverrides(t *testing.T) {
+	ov, err := spec.ParseOverride("turns=4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadScenario("chat-30", []spec.Override{ov})
+	if err != nil || s.Turns != 4 {
+		t.Fatalf("chat-30 with turns=4: %v, %v", s, err)
+	}
+}
+
+func TestLength(t *testing.T) {
+	s := Scenario{Spread: 0.5}
+	for _, c := range []struct {
+		mean int
+		u    float64
+		want int
+	}{{100, 0, 50}, {100, 0.5, 100}, {100, 0.999999, 150}, {1, 0, 1}} {
+		if got := s.Length(c.mean, c.u); got != c.want {
+			t.Errorf("Length(%d, %g) = %d, want %d", c.mean, c.u, got, c.want)
+		}
+	}
+}
