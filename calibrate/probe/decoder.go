@@ -52,7 +52,9 @@ type decoderLayer struct {
 // workloads.ParseQuant spec), for contexts up to maxCtx tokens. It fails
 // when a tensor's storage is one the probe has no kernel for, or the model
 // is not a dense gated Llama-style decoder.
-func NewDecoder(m workloads.Model, quant string, maxCtx, threads int, seed uint64) (*Decoder, error) {
+// Building the largest catalog decoder takes seconds; it stops with ctx's
+// error when ctx ends.
+func NewDecoder(ctx context.Context, m workloads.Model, quant string, maxCtx, threads int, seed uint64) (*Decoder, error) {
 	q, err := workloads.ParseQuant(quant)
 	if err != nil {
 		return nil, err
@@ -82,7 +84,10 @@ func NewDecoder(m workloads.Model, quant string, maxCtx, threads int, seed uint6
 			return nil, fmt.Errorf("probe: decoder %s under %s: tensor %s is stored as %s, which the probe has no kernel for; use F16, Q8_0 or Q4_0", m.Name, quant, t.Name, name)
 		}
 		// Weights of deviation 1/√K keep activations near unit scale.
-		mat := RandomMatrix(f, t.N, t.K, float32(1/math.Sqrt(float64(t.K))), seed+uint64(i))
+		mat, err := randomMatrix(ctx, f, t.N, t.K, float32(1/math.Sqrt(float64(t.K))), seed+uint64(i))
+		if err != nil {
+			return nil, err
+		}
 		if err := d.place(t.Name, t.Layer, nil, mat); err != nil {
 			return nil, err
 		}

@@ -65,7 +65,7 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 		fmt.Sprintf("probe:bandwidth (sequential reads of %s on %d threads, the largest working set: the measured plateau)", mib(bw.Shape.Bytes), bw.Threads))
 	c.field("    ", "seq_efficiency", "1", "memory.dram.seq_efficiency", "assumed: the bandwidth above is already what a long sequential stream achieves")
 	if host.MemoryBytes > 0 {
-		c.field("    ", "capacity", units.Bytes(host.MemoryBytes).String(), "memory.dram.capacity", "/proc/meminfo MemTotal")
+		c.field("    ", "capacity", units.Bytes(host.MemoryBytes).String(), "memory.dram.capacity", osSource(host, "/proc/meminfo MemTotal", "sysctl hw.memsize"))
 	} else {
 		c.field("    ", "capacity", "8 GiB", "memory.dram.capacity", "assumed: 8 GiB, the host did not report its memory")
 	}
@@ -78,7 +78,7 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 			"probe:random_read (sequential_4k ÷ random_4k throughput)")
 	}
 	if llc := host.LLC(); llc.Bytes > 0 {
-		emitLLC(&c, llc, recs)
+		emitLLC(&c, llc, recs, osSource(host, fmt.Sprintf("sysfs /sys/devices/system/cpu/cpu0/cache (level %d)", llc.Level), "sysctl hw.l3cachesize or hw.l2cachesize"))
 	}
 	emitCPU(&c, host, recs)
 	c.line("sources:")
@@ -86,6 +86,14 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 		c.line("  %s: %s", s[0], strconv.Quote(s[1]))
 	}
 	return []byte(strings.Join(c.lines, "\n") + "\n"), nil
+}
+
+// osSource names where a figure came from on Linux or on macOS.
+func osSource(h Host, linux, darwin string) string {
+	if h.OS == "darwin" {
+		return darwin
+	}
+	return linux
 }
 
 // plateau is the bandwidth record at the largest working set with the most
@@ -144,8 +152,7 @@ func dramType(h Host) (string, string) {
 // emitLLC writes the last-level cache: its size, ways and line from sysfs
 // (ways and line assumed when missing or inconsistent with the size), and
 // its latency when the latency curve has a point inside it.
-func emitLLC(c *chipFile, llc Cache, recs []calibrate.Record) {
-	src := fmt.Sprintf("sysfs /sys/devices/system/cpu/cpu0/cache (level %d)", llc.Level)
+func emitLLC(c *chipFile, llc Cache, recs []calibrate.Record, src string) {
 	ways, waysSrc := llc.Ways, src
 	line, lineSrc := llc.Line, src
 	if line <= 0 {
@@ -207,7 +214,7 @@ func emitCPU(c *chipFile, h Host, recs []calibrate.Record) {
 		c.field("      ", p.dtype, units.OpsPerSecond(sig4(v)).String(), "units.cpu.peak."+p.dtype, peakSrc)
 	}
 	if l2 := perCoreL2(h); l2 > 0 {
-		c.field("    ", "sram", units.Bytes(l2*int64(cores)).String(), "units.cpu.sram", "sysfs cpu0 cache level 2 × cores: the L2 as the working set")
+		c.field("    ", "sram", units.Bytes(l2*int64(cores)).String(), "units.cpu.sram", osSource(h, "sysfs cpu0 cache level 2", "sysctl hw.l2cachesize")+" × cores: the L2 as the working set")
 	}
 	for _, e := range []struct {
 		key, step, dtype string

@@ -69,28 +69,48 @@ func (m *Matrix) Bytes() int64 { return int64(m.N) * int64(m.Format.RowBytes(m.K
 // deviation about scale (K a multiple of 32). Quantised formats get random
 // codes and scales directly, as a real quantised model has.
 func RandomMatrix(f Format, n, k int, scale float32, seed uint64) *Matrix {
+	m, _ := randomMatrix(context.Background(), f, n, k, scale, seed)
+	return m
+}
+
+// fillChunk is how many rows randomMatrix fills between looks at its
+// context: a few MiB, a few milliseconds.
+const fillChunk = 4 << 20
+
+// randomMatrix is RandomMatrix, stopping with ctx's error when ctx ends.
+func randomMatrix(ctx context.Context, f Format, n, k int, scale float32, seed uint64) (*Matrix, error) {
 	if k%BlockSize != 0 || n <= 0 {
 		panic(fmt.Sprintf("probe: matrix %d×%d: K must be a multiple of %d", n, k, BlockSize))
 	}
 	m := &Matrix{Format: f, N: n, K: k}
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	switch f {
-	case F16:
+	rows := max(1, fillChunk/f.RowBytes(k))
+	if f == F16 {
 		m.Half = make([]uint16, n*k)
-		fillNormalHalves(m.Half, scale, r)
-		return m
-	case Q8_0:
+	} else {
 		m.Data = make([]byte, n*f.RowBytes(k))
-		fillRandom(m.Data, r)
-		// int8 codes uniform in [−128, 127] have a deviation of about 74.
-		setScales(m.Data, Q8_0Bytes, scale/74, r)
-	case Q4_0:
-		m.Data = make([]byte, n*f.RowBytes(k))
-		fillRandom(m.Data, r)
-		// Nibbles uniform in [−8, 7] have a deviation of about 4.6.
-		setScales(m.Data, Q4_0Bytes, scale/4.6, r)
 	}
-	return m
+	for lo := 0; lo < n; lo += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(n, lo+rows)
+		switch f {
+		case F16:
+			fillNormalHalves(m.Half[lo*k:hi*k], scale, r)
+		case Q8_0:
+			part := m.Data[lo*f.RowBytes(k) : hi*f.RowBytes(k)]
+			fillRandom(part, r)
+			// int8 codes uniform in [−128, 127] have a deviation of about 74.
+			setScales(part, Q8_0Bytes, scale/74, r)
+		case Q4_0:
+			part := m.Data[lo*f.RowBytes(k) : hi*f.RowBytes(k)]
+			fillRandom(part, r)
+			// Nibbles uniform in [−8, 7] have a deviation of about 4.6.
+			setScales(part, Q4_0Bytes, scale/4.6, r)
+		}
+	}
+	return m, nil
 }
 
 // fillNormalHalves fills h with normal deviates of deviation scale, drawn

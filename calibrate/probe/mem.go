@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 )
@@ -72,7 +73,8 @@ func copyParallel(dst, src []uint64, threads int) float64 {
 // cycle: word 0 of each line holds the word index of the next line, in an
 // order drawn by Sattolo's algorithm so that every line is visited before
 // the cycle closes and no prefetcher can guess the next address.
-func chain(buf []uint64, line int, seed uint64) {
+// Linking hundreds of MiB takes seconds: it stops with ctx's error.
+func chain(ctx context.Context, buf []uint64, line int, seed uint64) error {
 	stride := line / 8
 	n := len(buf) / stride
 	order := make([]uint32, n)
@@ -81,13 +83,20 @@ func chain(buf []uint64, line int, seed uint64) {
 	}
 	r := rand.New(rand.NewPCG(seed, 1))
 	for i := n - 1; i > 0; i-- {
+		if i%(1<<20) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		j := r.IntN(i) // j < i: one single cycle
 		order[i], order[j] = order[j], order[i]
 	}
 	for i := range n {
+		if i%(1<<20) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		next := order[(i+1)%n]
 		buf[int(order[i])*stride] = uint64(next) * uint64(stride)
 	}
+	return nil
 }
 
 // chase follows the chain from word 0 for loads dependent loads and
@@ -146,9 +155,35 @@ func (b *blockReader) read() float64 {
 	return blockBatch * blockBytes
 }
 
-// touch writes every page of buf so it is mapped before anything is timed.
-func touch(buf []uint64) {
+// touch writes every page of buf so it is mapped before anything is
+// timed; mapping a GiB takes a while, so it stops with ctx's error.
+func touch(ctx context.Context, buf []uint64) error {
 	for i := 0; i < len(buf); i += 512 {
+		if i%(1<<22) == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		buf[i] = uint64(i)
 	}
+	return nil
+}
+
+// streamChunk is the most one call of a streaming kernel moves: a pass
+// over a large buffer is cut into calls of this size, in address order and
+// wrapping around, so a cancelled probe stops within milliseconds while
+// the access pattern stays one sequential sweep.
+const streamChunk = 64 << 20
+
+// stream walks a buffer in chunks of at most streamChunk bytes.
+type stream struct {
+	n, next int // words in the buffer, the next word to read
+}
+
+// chunk is the next range of words, wrapping at the end of the buffer.
+func (s *stream) chunk() (lo, hi int) {
+	if s.next >= s.n {
+		s.next = 0
+	}
+	lo, hi = s.next, min(s.n, s.next+streamChunk/8)
+	s.next = hi
+	return lo, hi
 }

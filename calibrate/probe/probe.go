@@ -182,12 +182,15 @@ func (r *runner) timing(full, quick timing) timing {
 }
 
 // buffer is the memory steps' shared buffer, allocated and mapped once.
-func (r *runner) buffer() []uint64 {
+func (r *runner) buffer(ctx context.Context) ([]uint64, error) {
 	if r.buf == nil {
-		r.buf = make([]uint64, r.maxSet/8)
-		touch(r.buf)
+		buf := make([]uint64, r.maxSet/8)
+		if err := touch(ctx, buf); err != nil {
+			return nil, err
+		}
+		r.buf = buf
 	}
-	return r.buf
+	return r.buf, nil
 }
 
 // release drops the memory buffer so the kernels have the memory.

@@ -32,7 +32,10 @@ func (r *runner) bandwidth(ctx context.Context) error {
 	if r.opts.Quick {
 		perOctave = 1
 	}
-	buf := r.buffer()
+	buf, err := r.buffer(ctx)
+	if err != nil {
+		return err
+	}
 	tm := r.timing(timing{reps: 5, minRep: 20 * time.Millisecond}, timing{reps: 3, minRep: 5 * time.Millisecond})
 	sets := workingSets(r.maxSet, perOctave)
 	for i, n := range sets {
@@ -41,8 +44,11 @@ func (r *runner) bandwidth(ctx context.Context) error {
 			threads = append(threads, r.threads)
 		}
 		for _, th := range threads {
-			b := buf[:n/8]
-			s, err := rates(ctx, tm, func() (float64, error) { return readParallel(b, th), nil })
+			st := stream{n: int(n / 8)}
+			s, err := rates(ctx, tm, func() (float64, error) {
+				lo, hi := st.chunk()
+				return readParallel(buf[lo:hi], th), nil
+			})
 			if err != nil {
 				return err
 			}
@@ -68,7 +74,10 @@ func (r *runner) latency(ctx context.Context) error {
 	if c := r.host.LLC(); c.Line >= 8 {
 		line = c.Line
 	}
-	buf := r.buffer()
+	buf, err := r.buffer(ctx)
+	if err != nil {
+		return err
+	}
 	const loads = 1 << 14
 	sets := workingSets(maxSet, perOctave)
 	if r.opts.Quick {
@@ -76,7 +85,9 @@ func (r *runner) latency(ctx context.Context) error {
 	}
 	for _, n := range sets {
 		b := buf[:n/8]
-		chain(b, line, uint64(n))
+		if err := chain(ctx, b, line, uint64(n)); err != nil {
+			return err
+		}
 		s, err := rates(ctx, tm, func() (float64, error) { return chase(b, loads), nil })
 		if err != nil {
 			return err
@@ -106,7 +117,10 @@ func everyOther(s []int64) []int64 {
 }
 
 func (r *runner) randomRead(ctx context.Context) error {
-	buf := r.buffer()
+	buf, err := r.buffer(ctx)
+	if err != nil {
+		return err
+	}
 	tm := r.timing(timing{reps: 5, minRep: 50 * time.Millisecond}, timing{reps: 3, minRep: 20 * time.Millisecond})
 	for _, random := range []bool{false, true} {
 		br := newBlockReader(buf, random, 5)
@@ -138,12 +152,19 @@ func (r *runner) llcRatio(n int64) string {
 }
 
 func (r *runner) memcpy(ctx context.Context) error {
-	buf := r.buffer()
+	buf, err := r.buffer(ctx)
+	if err != nil {
+		return err
+	}
 	half := len(buf) / 2
 	src, dst := buf[:half], buf[half:2*half]
 	tm := r.timing(timing{reps: 5, minRep: 50 * time.Millisecond}, timing{reps: 3, minRep: 20 * time.Millisecond})
 	for _, th := range r.threadCounts() {
-		s, err := rates(ctx, tm, func() (float64, error) { return copyParallel(dst, src, th), nil })
+		st := stream{n: half}
+		s, err := rates(ctx, tm, func() (float64, error) {
+			lo, hi := st.chunk()
+			return copyParallel(dst[lo:hi], src[lo:hi], th), nil
+		})
 		if err != nil {
 			return err
 		}
@@ -198,7 +219,10 @@ func gemvStep(f Format) func(r *runner, ctx context.Context) error {
 	return func(r *runner, ctx context.Context) error {
 		r.release()
 		for i, sh := range r.gemvShapes(f) {
-			w := RandomMatrix(f, sh.n, sh.k, 0.02, uint64(sh.n))
+			w, err := randomMatrix(ctx, f, sh.n, sh.k, 0.02, uint64(sh.n))
+			if err != nil {
+				return err
+			}
 			x := randomVector(sh.k, 9)
 			tm := r.timing(timing{reps: 5, minRep: 100 * time.Millisecond}, timing{reps: 3, minRep: 20 * time.Millisecond})
 			threads := r.threadCounts()
@@ -303,7 +327,7 @@ func decoderStep(id string) func(r *runner, ctx context.Context) error {
 		for _, run := range runs {
 			maxCtx = max(maxCtx, run.depth+run.gen+1)
 		}
-		d, err := NewDecoder(spec.Model, DecoderQuant, maxCtx, r.threads, 21)
+		d, err := NewDecoder(ctx, spec.Model, DecoderQuant, maxCtx, r.threads, 21)
 		if err != nil {
 			return err
 		}

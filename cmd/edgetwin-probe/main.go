@@ -44,6 +44,9 @@ func main() {
 	}
 	w := calibrate.NewWriter(os.Stdout)
 	if err := probe.Run(ctx, opts, w.Write); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted; every record printed before is complete")
+		}
 		fmt.Fprintln(os.Stderr, "edgetwin-probe:", err)
 		os.Exit(1)
 	}
