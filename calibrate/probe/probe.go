@@ -111,7 +111,6 @@ func Run(ctx context.Context, opts Options, emit func(calibrate.Record) error) e
 		host = &h
 	}
 	r := newRunner(*host, opts, emit)
-	defer r.release()
 	todo := plan(opts)
 	for i, s := range todo {
 		if err := ctx.Err(); err != nil {
@@ -122,9 +121,10 @@ func Run(ctx context.Context, opts Options, emit func(calibrate.Record) error) e
 		}
 		r.step = s.Name
 		if err := s.run(r, ctx); err != nil {
-			return err
+			return err // without freeing memory: a cancelled probe returns at once
 		}
 	}
+	r.release()
 	return nil
 }
 
@@ -197,9 +197,16 @@ func (r *runner) buffer(ctx context.Context) ([]uint64, error) {
 func (r *runner) release() {
 	if r.buf != nil {
 		r.buf = nil
-		runtime.GC()
-		debug.FreeOSMemory()
+		freeMemory()
 	}
+}
+
+// freeMemory hands the garbage of a step's large buffers back to the OS,
+// so the next large allocation maps fresh zero pages instead of clearing
+// reused ones (which takes seconds and cannot be interrupted).
+func freeMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 // record is a record of the current step with the common fields set.

@@ -218,6 +218,7 @@ func kernelName(kind string, f Format) string {
 func gemvStep(f Format) func(r *runner, ctx context.Context) error {
 	return func(r *runner, ctx context.Context) error {
 		r.release()
+		defer freeMemory()
 		for i, sh := range r.gemvShapes(f) {
 			w, err := randomMatrix(ctx, f, sh.n, sh.k, 0.02, uint64(sh.n))
 			if err != nil {
@@ -318,6 +319,7 @@ func (r *runner) decoderRuns(id string) []decoderRun {
 func decoderStep(id string) func(r *runner, ctx context.Context) error {
 	return func(r *runner, ctx context.Context) error {
 		r.release()
+		defer freeMemory()
 		spec, err := workloads.LoadModel(id, nil)
 		if err != nil {
 			return err
