@@ -46,7 +46,7 @@ func sig4(v float64) float64 {
 // sequential plateau on all threads, with its latency and random-read
 // penalty when measured. It needs at least the bandwidth records.
 func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
-	bw, ok := plateau(recs)
+	bw, set, threads, ok := plateau(recs, host.LLC().Bytes)
 	if !ok {
 		return nil, errors.New("probe: EmitSoC needs the bandwidth step's records (the DRAM bandwidth is the measured plateau)")
 	}
@@ -61,8 +61,8 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 	c.line("  dram:")
 	dt, why := dramType(host)
 	c.field("    ", "type", dt, "memory.dram.type", "assumed: "+why)
-	c.field("    ", "bandwidth", units.BytesPerSecond(sig4(bw.Value)).String(), "memory.dram.bandwidth",
-		fmt.Sprintf("probe:bandwidth (sequential reads of %s on %d threads, the largest working set: the measured plateau)", mib(bw.Shape.Bytes), bw.Threads))
+	c.field("    ", "bandwidth", units.BytesPerSecond(sig4(bw)).String(), "memory.dram.bandwidth",
+		fmt.Sprintf("probe:bandwidth (the measured plateau: median of the sequential reads on %d threads of working sets beyond the LLC, up to %s)", threads, mib(set)))
 	c.field("    ", "seq_efficiency", "1", "memory.dram.seq_efficiency", "assumed: the bandwidth above is already what a long sequential stream achieves")
 	if host.MemoryBytes > 0 {
 		c.field("    ", "capacity", units.Bytes(host.MemoryBytes).String(), "memory.dram.capacity", osSource(host, "/proc/meminfo MemTotal", "sysctl hw.memsize"))
@@ -96,20 +96,39 @@ func osSource(h Host, linux, darwin string) string {
 	return linux
 }
 
-// plateau is the bandwidth record at the largest working set with the most
-// threads.
-func plateau(recs []calibrate.Record) (calibrate.Record, bool) {
-	var best calibrate.Record
-	found := false
+// plateau is the DRAM bandwidth the records show: the median of the
+// sequential-read records on the most threads at working sets beyond llc
+// (bytes; 0 when unknown, when the three largest sets count), with the
+// largest of those sets and the thread count, for the source.
+func plateau(recs []calibrate.Record, llc int64) (bw float64, set int64, threads int, ok bool) {
+	var bws []calibrate.Record
 	for _, r := range recs {
-		if r.Kind != calibrate.KindBandwidth || r.Unit != calibrate.UnitBytesPerSecond {
-			continue
-		}
-		if !found || r.Shape.Bytes > best.Shape.Bytes || r.Shape.Bytes == best.Shape.Bytes && r.Threads > best.Threads {
-			best, found = r, true
+		if r.Kind == calibrate.KindBandwidth && r.Unit == calibrate.UnitBytesPerSecond {
+			bws = append(bws, r)
+			threads = max(threads, r.Threads)
 		}
 	}
-	return best, found
+	var sets []int64
+	for _, r := range bws {
+		if r.Threads == threads && !slices.Contains(sets, r.Shape.Bytes) {
+			sets = append(sets, r.Shape.Bytes)
+		}
+	}
+	slices.Sort(sets)
+	if len(sets) == 0 {
+		return 0, 0, 0, false
+	}
+	from := sets[max(0, len(sets)-3)]
+	if llc > 0 && sets[len(sets)-1] > llc {
+		from = sets[slices.IndexFunc(sets, func(n int64) bool { return n > llc })]
+	}
+	var s sample
+	for _, r := range bws {
+		if r.Threads == threads && r.Shape.Bytes >= from {
+			s = append(s, r.Value)
+		}
+	}
+	return s.median(), sets[len(sets)-1], threads, true
 }
 
 // largest is the record of a kind and kernel at the largest working set.

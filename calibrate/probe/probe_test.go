@@ -176,7 +176,7 @@ func TestRunHonoursContext(t *testing.T) {
 	for _, step := range []string{"decoder-l", "latency", "gemv-q4_0", "bandwidth"} {
 		host := smallHost()
 		host.Caches[1].Bytes = 256 << 20 // a large LLC: long steps
-		freeMemory() // the last subtest's garbage, outside the timed part
+		freeMemory()                     // the last subtest's garbage, outside the timed part
 		ctx, cancel := context.WithCancel(context.Background())
 		cancelled := make(chan time.Time, 1)
 		time.AfterFunc(300*time.Millisecond, func() { cancelled <- time.Now(); cancel() })

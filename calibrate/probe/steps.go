@@ -292,24 +292,29 @@ func randomVector(n int, seed uint64) []float32 {
 	return x[:n]
 }
 
-// decoderRun is one configuration a decoder step measures.
+// decoderRun is one configuration a decoder step measures: up to reps
+// runs of gen tokens, but no more once budget has passed and two are done,
+// so a slow or busy machine still finishes in time.
 type decoderRun struct {
 	gen, depth, threads, reps int
+	budget                    time.Duration
 }
 
 // decoderRuns: every size decodes on all threads from an empty context;
 // the smallest also on one thread and after a 1024-token context (full
-// probe only). Token counts keep each size's measurement to a few seconds.
+// probe only). Token counts and budgets keep a full probe within five
+// minutes on a 2-core machine, a quick one within one.
 func (r *runner) decoderRuns(id string) []decoderRun {
 	gen := map[string]int{"probe-decoder-s": 32, "probe-decoder-m": 16, "probe-decoder-l": 8}[id]
+	budget := map[string]time.Duration{"probe-decoder-s": 10 * time.Second, "probe-decoder-m": 15 * time.Second, "probe-decoder-l": 25 * time.Second}[id]
 	if r.opts.Quick {
-		return []decoderRun{{gen: gen / 4, threads: r.threads, reps: 2}}
+		return []decoderRun{{gen: gen / 4, threads: r.threads, reps: 2, budget: budget / 4}}
 	}
-	runs := []decoderRun{{gen: gen, threads: r.threads, reps: 5}}
+	runs := []decoderRun{{gen: gen, threads: r.threads, reps: 5, budget: budget}}
 	if id == "probe-decoder-s" {
-		runs = append(runs, decoderRun{gen: gen, depth: 1024, threads: r.threads, reps: 5})
+		runs = append(runs, decoderRun{gen: gen, depth: 1024, threads: r.threads, reps: 5, budget: budget})
 		if r.threads > 1 {
-			runs = append(runs, decoderRun{gen: gen, threads: 1, reps: 3})
+			runs = append(runs, decoderRun{gen: gen, threads: 1, reps: 3, budget: budget})
 		}
 	}
 	return runs
@@ -342,8 +347,8 @@ func decoderStep(id string) func(r *runner, ctx context.Context) error {
 	}
 }
 
-// decode times run.reps runs of run.gen tokens after a warm-up token, with
-// the sensors sampled throughout, and emits the median tokens/s.
+// decode times up to run.reps runs of run.gen tokens after a warm-up token,
+// with the sensors sampled throughout, and emits the median tokens/s.
 func (r *runner) decode(ctx context.Context, id string, d *Decoder, run decoderRun) error {
 	d.Threads = run.threads
 	d.Reset(run.depth, 1)
@@ -355,6 +360,9 @@ func (r *runner) decode(ctx context.Context, id string, d *Decoder, run decoderR
 	var s sample
 	start := time.Now()
 	for range run.reps {
+		if len(s) >= 2 && time.Since(start) > run.budget {
+			break
+		}
 		d.Reset(run.depth, 1)
 		tok := 1
 		t0 := time.Now()
@@ -372,6 +380,6 @@ func (r *runner) decode(ctx context.Context, id string, d *Decoder, run decoderR
 	rec.Kernel, rec.Threads = "decoder", run.threads
 	rec.Shape = calibrate.Shape{Gen: run.gen, Depth: run.depth, Batch: 1}
 	rec.ModelSize, rec.ModelParams = d.WeightBytes(), d.Model.Params()
-	rec.Notes = fmt.Sprintf("greedy decoding of %d tokens from a context of %d, random weights; value is the median of %d runs (stddev over them); %.3g s of sustained load, sensors read %d times (clocks: mean, min, max; temps: each zone's highest)", run.gen, run.depth, run.reps, time.Since(start).Seconds(), readings)
+	rec.Notes = fmt.Sprintf("greedy decoding of %d tokens from a context of %d, random weights; value is the median of %d runs (stddev over them; fewer than planned when the time budget ran out); %.3g s of sustained load, sensors read %d times (clocks: mean, min, max; temps: each zone's highest)", run.gen, run.depth, len(s), time.Since(start).Seconds(), readings)
 	return r.put(rec, s)
 }
