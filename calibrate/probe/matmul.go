@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -131,10 +132,7 @@ func fillNormalHalves(h []uint16, scale float32, r *rand.Rand) {
 func fillRandom(b []byte, r *rand.Rand) {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		v := r.Uint64()
-		for j := range 8 {
-			b[i+j] = byte(v >> (8 * j))
-		}
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
 	}
 	for ; i < len(b); i++ {
 		b[i] = byte(r.Uint32())

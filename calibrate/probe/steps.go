@@ -251,7 +251,7 @@ func (r *runner) gemm(ctx context.Context) error {
 	}
 	w := RandomMatrix(Q8_0, n, k, 0.02, 17)
 	x := randomVector(m*k, 10)
-	tm := r.timing(timing{reps: 5, minRep: 100 * time.Millisecond}, timing{reps: 3, minRep: 20 * time.Millisecond})
+	tm := r.timing(timing{reps: 5, minRep: 100 * time.Millisecond}, timing{reps: 2})
 	return r.matmulRecords(ctx, calibrate.KindGEMM, w, x, m, tm, "weights in cache, reused by every token", r.threadCounts())
 }
 
@@ -308,7 +308,7 @@ func (r *runner) decoderRuns(id string) []decoderRun {
 	gen := map[string]int{"probe-decoder-s": 32, "probe-decoder-m": 16, "probe-decoder-l": 8}[id]
 	budget := map[string]time.Duration{"probe-decoder-s": 10 * time.Second, "probe-decoder-m": 15 * time.Second, "probe-decoder-l": 25 * time.Second}[id]
 	if r.opts.Quick {
-		return []decoderRun{{gen: gen / 4, threads: r.threads, reps: 2, budget: budget / 4}}
+		return []decoderRun{{gen: max(2, gen/4), threads: r.threads, reps: 2, budget: budget / 4}}
 	}
 	runs := []decoderRun{{gen: gen, threads: r.threads, reps: 5, budget: budget}}
 	if id == "probe-decoder-s" {
@@ -352,8 +352,10 @@ func decoderStep(id string) func(r *runner, ctx context.Context) error {
 func (r *runner) decode(ctx context.Context, id string, d *Decoder, run decoderRun) error {
 	d.Threads = run.threads
 	d.Reset(run.depth, 1)
-	if _, err := d.Step(ctx, 1); err != nil { // warm-up: weights touched once
-		return err
+	if !r.opts.Quick { // warm-up: weights touched once (a quick probe has just written them)
+		if _, err := d.Step(ctx, 1); err != nil {
+			return err
+		}
 	}
 	rec := r.record(calibrate.KindDecoder, calibrate.UnitTokensPerSecond)
 	smp := startSampler(sampleSensors)
