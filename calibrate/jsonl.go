@@ -238,6 +238,9 @@ func parseRecordLine(name string, line int, text []byte) (Record, *lineError) {
 	if len(rec.Conditions.Clocks) == 0 {
 		rec.Conditions.Clocks = nil // "clocks": {} is no clocks
 	}
+	if len(rec.Conditions.Temps) == 0 {
+		rec.Conditions.Temps = nil
+	}
 	if err := rec.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {

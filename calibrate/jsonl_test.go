@@ -24,6 +24,7 @@ func sampleRecords() []Record {
 			Conditions: Conditions{
 				AmbientC: ptr(0.0), StartTempC: ptr(31.5),
 				Clocks: map[string]float64{"cpu.big": 3.0e9, "dram": 4.2e9},
+				Temps:  map[string]float64{"cpu-thermal": 61.5, "skin": 38},
 				OS:     "Android 14", FirmwareDate: "2024-05-05", ToolVersion: "edgetwin probe 0.1", Build: "abc123",
 			},
 			Source: "probe", Time: "2025-01-02T03:04:05Z", Notes: "screen off <airplane & quiet>",
@@ -65,7 +66,7 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 	if n := bytes.Count(data, []byte("\n")); n != 3 {
 		t.Errorf("%d lines, want 3:\n%s", n, data)
 	}
-	if !bytes.Contains(data, []byte(`"notes":"screen off <airplane & quiet>"`)) || !bytes.Contains(data, []byte(`"clocks":{"cpu.big":3000000000,"dram":4200000000}`)) {
+	if !bytes.Contains(data, []byte(`"notes":"screen off <airplane & quiet>"`)) || !bytes.Contains(data, []byte(`"clocks":{"cpu.big":3000000000,"dram":4200000000},"temps":{"cpu-thermal":61.5,"skin":38}`)) {
 		t.Errorf("unexpected encoding:\n%s", data)
 	}
 	if err := w.Write(want[0]); err == nil {
@@ -158,7 +159,7 @@ func TestReadIsStrict(t *testing.T) {
 		want string
 	}{
 		{`{"kind":"decode","soc":"apple-m2","valeu":1}`, "r.jsonl:2: field valeu: unknown field; allowed: kind, soc, soc_digest, device, model, quant, model_size, model_params, kv_dtype, kernel, shape, dtype, threads, backend, n_gpu_layers, value, unit, reps, stddev, conditions, source, time, notes"},
-		{strings.Replace(good, `"value"`, `"conditions":{"ambiant_c":20},"value"`, 1), "r.jsonl:2: field conditions.ambiant_c: unknown field; allowed: ambient_c, start_temp_c, clocks, os, firmware_date, tool_version, build"},
+		{strings.Replace(good, `"value"`, `"conditions":{"ambiant_c":20},"value"`, 1), "r.jsonl:2: field conditions.ambiant_c: unknown field; allowed: ambient_c, start_temp_c, clocks, temps, os, firmware_date, tool_version, build"},
 		{strings.Replace(good, `"gen":128`, `"gen":128,"seq":2`, 1), "r.jsonl:2: field shape.seq: unknown field"},
 		{strings.Replace(good, `"kind"`, `"KIND"`, 1), "r.jsonl:2: field KIND: unknown field"},
 		{strings.Replace(good, `21.9`, `"fast"`, 1), `r.jsonl:2: field value: string is not a number`},
@@ -245,6 +246,8 @@ func TestValidate(t *testing.T) {
 		{func(r *Record) { r.Stddev = -1 }, "field stddev:"},
 		{func(r *Record) { r.Conditions.AmbientC = ptr(math.NaN()) }, "field conditions.ambient_c:"},
 		{func(r *Record) { r.Conditions.Clocks = map[string]float64{"gpu": 0} }, "field conditions.clocks.gpu:"},
+		{func(r *Record) { r.Conditions.Temps = map[string]float64{"soc": math.Inf(1)} }, "field conditions.temps.soc: must be a finite temperature"},
+		{func(r *Record) { r.Conditions.Temps = map[string]float64{"soc": -300} }, "field conditions.temps.soc:"},
 		{func(r *Record) { r.Time = "yesterday" }, "field time:"},
 	} {
 		r := sampleRecords()[2]

@@ -140,7 +140,11 @@ type Conditions struct {
 	// Clocks are the clocks seen during the run, in Hz, keyed by unit
 	// ("cpu.big", "gpu", "dram").
 	Clocks map[string]float64 `json:"clocks,omitempty"`
-	OS     string             `json:"os,omitempty"`
+	// Temps are temperatures seen during the run, in °C, keyed by sensor
+	// (a thermal zone's type, "x86_pkg_temp"); a probe gives each zone's
+	// highest reading.
+	Temps map[string]float64 `json:"temps,omitempty"`
+	OS    string             `json:"os,omitempty"`
 	// FirmwareDate is the date of the firmware or OS build, as given
 	// (YYYY-MM-DD where known).
 	FirmwareDate string `json:"firmware_date,omitempty"`
@@ -260,6 +264,11 @@ func (r *Record) Validate() error {
 	for _, k := range sortedKeys(c.Clocks) {
 		if v := c.Clocks[k]; !finite(v) || v <= 0 {
 			return fieldErrorf("conditions.clocks."+k, "must be a finite clock in Hz > 0, got %v", v)
+		}
+	}
+	for _, k := range sortedKeys(c.Temps) {
+		if v := c.Temps[k]; !finite(v) || v < -273.15 {
+			return fieldErrorf("conditions.temps."+k, "must be a finite temperature in °C, got %v", v)
 		}
 	}
 	if r.Time != "" {

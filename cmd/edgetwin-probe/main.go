@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/edgetwin/edgetwin/calibrate"
@@ -23,7 +24,11 @@ func main() {
 	flag.BoolVar(&opts.Quick, "quick", false, "a probe of under a minute")
 	flag.IntVar(&opts.Threads, "threads", 0, "largest thread count (0: every core)")
 	flag.StringVar(&opts.SoC, "soc", "host", "the chip the records are measured on")
+	steps := flag.String("steps", "", "comma-separated steps to take (default: all): "+strings.Join(probe.StepNames(), ", "))
 	flag.Parse()
+	if *steps != "" {
+		opts.Steps = strings.Split(*steps, ",")
+	}
 	opts.Progress = os.Stderr
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -39,6 +44,9 @@ func main() {
 	}
 	w := calibrate.NewWriter(os.Stdout)
 	if err := probe.Run(ctx, opts, w.Write); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("interrupted; every record printed before is complete")
+		}
 		fmt.Fprintln(os.Stderr, "edgetwin-probe:", err)
 		os.Exit(1)
 	}
