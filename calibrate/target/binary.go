@@ -18,8 +18,8 @@ import (
 // whose go.mod declares it.
 const ModulePath = "github.com/edgetwin/edgetwin"
 
-// ErrNoProbeBinary is the error of [ProbeBinary] when no probe binary was
-// given and edgetwin does not run from a source checkout to build one.
+// ErrNoProbeBinary says that no probe binary was given and edgetwin does
+// not run from a source checkout to build one.
 var ErrNoProbeBinary = errors.New("no probe binary: edgetwin does not run from a source checkout (no go.mod of " +
 	ModulePath + " above the working directory or the executable), so it cannot build one; " +
 	"give --probe-binary FILE, an edgetwin-probe built for the target (GOOS=… GOARCH=… CGO_ENABLED=0 go build ./cmd/edgetwin-probe)")
@@ -84,29 +84,6 @@ func SearchDirs() []string {
 		dirs = append(dirs, filepath.Dir(exe))
 	}
 	return dirs
-}
-
-// ProbeBinary returns the probe binary to run on a target of platform p:
-// given when it is not empty (it must be a regular file), else
-// cmd/edgetwin-probe of the checkout found from search (see
-// [FindCheckout]), cross-built into dir. Without either it returns
-// [ErrNoProbeBinary].
-func ProbeBinary(ctx context.Context, p Platform, given string, search []string, dir string) (string, error) {
-	if given != "" {
-		st, err := os.Stat(given)
-		if err != nil {
-			return "", fmt.Errorf("--probe-binary %s: %w", given, err)
-		}
-		if !st.Mode().IsRegular() {
-			return "", fmt.Errorf("--probe-binary %s: not a regular file", given)
-		}
-		return given, nil
-	}
-	root, ok := FindCheckout(search...)
-	if !ok {
-		return "", ErrNoProbeBinary
-	}
-	return Build(ctx, root, p, dir)
 }
 
 // Build cross-builds cmd/edgetwin-probe of the checkout at root for p, a

@@ -17,11 +17,11 @@ import (
 
 // ExitError is a command on the way to or on the target that failed: the
 // command, its exit status (-1 when it did not start or was cut off) and
-// the last lines it printed on stderr.
+// the last line it printed on stderr.
 type ExitError struct {
 	Cmd    string
 	Status int
-	Stderr string // its last lines, on one line
+	Stderr string // the last line it printed on stderr
 	Err    error
 }
 
@@ -49,7 +49,7 @@ func output(ctx context.Context, name string, args ...string) (string, error) {
 }
 
 func exitError(cmd *exec.Cmd, err error, stderr []byte) *ExitError {
-	e := &ExitError{Cmd: commandName(cmd), Status: -1, Stderr: strings.Join(strings.Fields(string(stderr)), " "), Err: err}
+	e := &ExitError{Cmd: commandName(cmd), Status: -1, Stderr: lastLine(stderr), Err: err}
 	var xe *exec.ExitError
 	if errors.As(err, &xe) {
 		e.Status = xe.ExitCode()
@@ -156,4 +156,10 @@ func (t *tailBuffer) Bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.buf)
+}
+
+// lastLine is the last line of b that is not blank.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }

@@ -10,10 +10,11 @@
 //
 // [New] returns the [Target] behind an address. [Target.Platform] asks the
 // machine what it is (`uname -s -m` over ssh, the ABI from `getprop
-// ro.product.cpu.abi` over adb), [ProbeBinary] returns a probe for that
-// platform — the file the user gave, or cmd/edgetwin-probe cross-built
-// with the Go toolchain (GOOS, GOARCH, no cgo) when edgetwin runs from its
-// source checkout — and [Target.Run] copies it to a temporary directory on
+// ro.product.cpu.abi` over adb), [Build] cross-builds cmd/edgetwin-probe
+// for that platform with the Go toolchain (GOOS, GOARCH, no cgo) when
+// edgetwin runs from its source checkout ([FindCheckout]; else the user
+// gives a binary, see [ErrNoProbeBinary]), and [Target.Run] copies it to a
+// temporary directory on
 // the machine, runs it, hands back each line it prints, and removes the
 // directory afterwards, also when the run fails.
 //
@@ -36,7 +37,8 @@
 //	addr, err := target.Parse("ssh://pi@raspberrypi.local")
 //	t, err := target.New(addr, target.Options{SSHKey: key, KnownHosts: kh})
 //	plat, err := t.Platform(ctx)
-//	bin, err := target.ProbeBinary(ctx, plat, "", target.SearchDirs(), tmp)
+//	root, ok := target.FindCheckout(target.SearchDirs()...)
+//	bin, err := target.Build(ctx, root, plat, tmp)
 //	s := target.NewSession(t.String(), w, probe.Plan(opts))
 //	err = t.Run(ctx, bin, target.ProbeArgs(opts), s.Line, os.Stderr)
 //	fmt.Println(s.Summary(time.Since(start)))

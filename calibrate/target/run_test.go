@@ -3,12 +3,12 @@ package target_test
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +38,7 @@ func probeOn(t *testing.T, ctx context.Context, tg target.Target, bin string, st
 		t.Fatal(err)
 	}
 	s := target.NewSession(tg.String(), w, targettest.Plan(steps))
-	var stderr syncBuffer
+	var stderr targettest.Buffer
 	start := time.Now()
 	args = append([]string{"-steps", strconv.Itoa(steps), "-soc", "host"}, args...)
 	err = tg.Run(ctx, bin, args, func(line []byte) error {
@@ -216,21 +216,36 @@ func TestSessionLines(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that a command's stderr copier and the test
-// may use at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+// TestBuildCrossCompiles builds the real cmd/edgetwin-probe for a 64-bit
+// ARM board from this checkout, as a run on such a target does.
+func TestBuildCrossCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-builds the probe; skipped under -short")
+	}
+	root := targettest.Checkout(t)
+	start := time.Now()
+	bin, err := target.Build(t.Context(), root, target.Platform{OS: "linux", Arch: "arm64"}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cross-build for linux/arm64: %v", time.Since(start).Round(time.Millisecond))
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Machine != elf.EM_AARCH64 {
+		t.Errorf("%s is for %v, want EM_AARCH64", bin, f.Machine)
+	}
+	if interp := f.Section(".interp"); interp != nil {
+		t.Errorf("%s is dynamically linked (it has .interp): cgo was on", bin)
+	}
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+func TestBuildWithoutGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := target.Build(t.Context(), targettest.Checkout(t), target.Platform{OS: "linux", Arch: "arm64"}, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "needs the Go toolchain on PATH, or give --probe-binary FILE") {
+		t.Errorf("err %v", err)
+	}
 }

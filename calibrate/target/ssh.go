@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -73,10 +74,16 @@ func (t *sshTarget) sh(ctx context.Context, script string) (string, error) {
 	return out, nil
 }
 
-// explain says that status 255 is ssh's own failure: the connection.
+// explain says that status 255 is ssh's own failure (the connection), or
+// a remote program killed by a signal, which ssh reports the same way.
 func (t *sshTarget) explain(err error) error {
-	if xe, ok := err.(*ExitError); ok && xe.Status == 255 {
-		return fmt.Errorf("%s: connection failed or lost: %s", t, xe.Stderr)
+	var xe *ExitError
+	if errors.As(err, &xe) && xe.Status == 255 {
+		msg := "connection failed or lost, or the program on it was killed"
+		if xe.Stderr != "" {
+			msg += " (last said: " + xe.Stderr + ")"
+		}
+		return fmt.Errorf("%s: %s", t, msg)
 	}
 	return fmt.Errorf("%s: %w", t, err)
 }

@@ -5,10 +5,13 @@
 package targettest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/calibrate"
@@ -56,6 +59,29 @@ func BuildFakeProbe(t testing.TB) string {
 	return goBuild(t, "./calibrate/target/testdata/fakeprobe", "fakeprobe")
 }
 
+// FakeProbeScript writes a probe "binary" for --probe-binary: a shell
+// script that runs the fake probe fake (at its path on this machine) with
+// args before the ones it is given. A target that is this machine under
+// another name (the test sshd, the stand-in adb) runs it from its copy,
+// which says where it is on stderr as the fake probe does.
+func FakeProbeScript(t testing.TB, fake string, args ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fakeprobe.sh")
+	script := "#!/bin/sh\necho \"fakeprobe: running as $0\" >&2\nexec " + shellLine(append([]string{fake}, args...)) + " \"$@\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func shellLine(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
 // BuildEdgetwin builds the edgetwin CLI into a temporary directory outside
 // the checkout and returns its path.
 func BuildEdgetwin(t testing.TB) string {
@@ -99,4 +125,25 @@ func ADB(t testing.TB) string {
 	root := t.TempDir()
 	t.Setenv("EDGETWIN_ADB_TMP", root)
 	return root
+}
+
+// Buffer is a bytes.Buffer that a command's output copier and the test may
+// use at once.
+type Buffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String is everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

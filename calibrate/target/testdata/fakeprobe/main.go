@@ -1,13 +1,13 @@
 // Command fakeprobe stands in for edgetwin-probe in tests: it speaks the
 // same protocol ("#host " and the host's JSON, then one record a line,
 // flushed) without measuring anything, slowly enough to be interrupted.
-// It takes edgetwin-probe's flags and these, whose defaults come from the
-// environment so that tests can set them through the edgetwin CLI:
+// It takes edgetwin-probe's flags and these (targettest.FakeProbeScript
+// passes them through the edgetwin CLI):
 //
-//	-steps N      records to print, one per step of targettest.Plan(N) (FAKEPROBE_STEPS, 6)
-//	-delay D      pause before each record (FAKEPROBE_DELAY, 20ms)
-//	-pidfile F    write its pid to F (FAKEPROBE_PIDFILE)
-//	-bad-at K     print a line that is not a record in place of record K (FAKEPROBE_BAD_AT)
+//	-steps N      records to print, one per step of targettest.Plan(N) (6)
+//	-delay D      pause before each record (20ms)
+//	-pidfile F    write its pid to F
+//	-bad-at K     print a line that is not a record in place of record K
 //
 // It says on stderr where its executable is, so that tests can check that
 // it was removed. SIGINT and SIGTERM stop it after the current record,
@@ -34,10 +34,10 @@ func main() {
 	flag.Bool("quick", false, "ignored")
 	flag.Int("threads", 0, "ignored")
 	soc := flag.String("soc", "host", "the records' soc")
-	steps := flag.Int("steps", envInt("FAKEPROBE_STEPS", 6), "records to print")
-	delay := flag.Duration("delay", envDuration("FAKEPROBE_DELAY", 20*time.Millisecond), "pause before each record")
-	pidfile := flag.String("pidfile", os.Getenv("FAKEPROBE_PIDFILE"), "file to write the pid to")
-	badAt := flag.Int("bad-at", envInt("FAKEPROBE_BAD_AT", 0), "record number replaced by a bad line")
+	steps := flag.Int("steps", 6, "records to print")
+	delay := flag.Duration("delay", 20*time.Millisecond, "pause before each record")
+	pidfile := flag.String("pidfile", "", "file to write the pid to")
+	badAt := flag.Int("bad-at", 0, "record number replaced by a bad line")
 	flag.Parse()
 
 	if *pidfile != "" {
@@ -75,18 +75,4 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "fakeprobe:", err)
 	os.Exit(1)
-}
-
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
-		return v
-	}
-	return def
 }
