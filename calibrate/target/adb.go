@@ -2,8 +2,6 @@ package target
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,7 +10,7 @@ import (
 )
 
 // adbTarget reaches an Android device with the adb client on PATH. The
-// probe goes to /data/local/tmp, the one place a shell user may run
+// probe goes under /data/local/tmp, the one place a shell user may run
 // programs from.
 type adbTarget struct {
 	serial string
@@ -49,36 +47,19 @@ func (t *adbTarget) Platform(ctx context.Context) (Platform, error) {
 	return p, nil
 }
 
-func (t *adbTarget) Run(ctx context.Context, bin string, args []string, line func([]byte) error, stderr io.Writer) (err error) {
-	r := remoteScripts{dir: "/data/local/tmp/edgetwin-probe." + randomHex()}
-	if _, err := t.adb(ctx, "shell", "mkdir "+shellQuote(r.dir)); err != nil {
-		return err
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		if _, cerr := t.adb(cctx, "shell", r.cleanup()); cerr != nil && err == nil {
-			err = fmt.Errorf("removing %s: %w", r.dir, cerr)
-		}
-	}()
-	if _, err := t.adb(ctx, "push", bin, r.bin()); err != nil {
-		return err
-	}
-	cmd := exec.Command("adb", "-s", t.serial, "shell", r.run(args))
-	stop := func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.grace)
-		defer cancel()
-		t.adb(sctx, "shell", r.stop())
-	}
-	if err := stream(ctx, cmd, func() { go stop() }, t.grace, line, stderr); err != nil {
-		return fmt.Errorf("%s: %w", t, err)
-	}
-	return nil
+func (t *adbTarget) Run(ctx context.Context, bin string, args []string, line func([]byte) error, stderr io.Writer) error {
+	return runRemote(ctx, t, "/data/local/tmp", bin, args, line, stderr, t.grace)
 }
 
-// randomHex names a temporary directory that no other run shares.
-func randomHex() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+func (t *adbTarget) sh(ctx context.Context, script string) (string, error) {
+	return t.adb(ctx, "shell", script)
+}
+
+func (t *adbTarget) push(ctx context.Context, bin, path string) error {
+	_, err := t.adb(ctx, "push", bin, path)
+	return err
+}
+
+func (t *adbTarget) command(script string) *exec.Cmd {
+	return exec.Command("adb", "-s", t.serial, "shell", script)
 }

@@ -61,13 +61,13 @@ func exitError(cmd *exec.Cmd, err error, stderr []byte) *ExitError {
 // script would not fit on a line).
 func commandName(cmd *exec.Cmd) string { return filepath.Base(cmd.Args[0]) }
 
-// stream runs cmd and hands each line of its stdout to line as soon as it
+// stream runs cmd on the target name and hands each line of its stdout to line as soon as it
 // is complete (without the line break). Its stderr is copied to stderr.
 // When ctx is done, stop is called to ask the program to end after its
 // current record; whatever it prints within grace after that is still
 // read, then the command is killed. A line error kills the command at
-// once and is returned.
-func stream(ctx context.Context, cmd *exec.Cmd, stop func(), grace time.Duration, line func([]byte) error, stderr io.Writer) error {
+// once and is returned as it is; other errors start with name.
+func stream(ctx context.Context, name string, cmd *exec.Cmd, stop func(), grace time.Duration, line func([]byte) error, stderr io.Writer) error {
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func stream(ctx context.Context, cmd *exec.Cmd, stop func(), grace time.Duration
 	cmd.WaitDelay = grace
 	setGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		return exitError(cmd, err, nil)
+		return fmt.Errorf("%s: %w", name, exitError(cmd, err, nil))
 	}
 
 	finished := make(chan struct{})
@@ -108,11 +108,11 @@ func stream(ctx context.Context, cmd *exec.Cmd, stop func(), grace time.Duration
 	case lineErr != nil:
 		return lineErr
 	case ctx.Err() != nil:
-		return fmt.Errorf("stopped: %w", context.Cause(ctx))
+		return fmt.Errorf("%s: stopped: %w", name, context.Cause(ctx))
 	case waitErr != nil:
-		return exitError(cmd, waitErr, tail.Bytes())
+		return fmt.Errorf("%s: %w", name, exitError(cmd, waitErr, tail.Bytes()))
 	case cut > 0:
-		return fmt.Errorf("%s: output ended inside a line (%d bytes without a line break)", commandName(cmd), cut)
+		return fmt.Errorf("%s: %s: output ended inside a line (%d bytes without a line break)", name, commandName(cmd), cut)
 	}
 	return nil
 }

@@ -17,5 +17,5 @@ func (*localTarget) Platform(context.Context) (Platform, error) { return Host(),
 
 func (t *localTarget) Run(ctx context.Context, bin string, args []string, line func([]byte) error, stderr io.Writer) error {
 	cmd := exec.Command(bin, args...)
-	return stream(ctx, cmd, func() { terminate(cmd) }, t.grace, line, stderr)
+	return stream(ctx, t.String(), cmd, func() { terminate(cmd) }, t.grace, line, stderr)
 }

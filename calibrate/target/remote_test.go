@@ -1,7 +1,6 @@
 package target_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,22 +72,14 @@ func TestSSHRemoteProbeKilled(t *testing.T) {
 func TestSSHStop(t *testing.T) {
 	tg := sshTarget(t)
 	bin := targettest.BuildFakeProbe(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	o := probeOn(t, ctx, tg, bin, 10, []string{"-delay", "300ms"}, func(n int) {
-		if n == 2 {
-			cancel()
-		}
-	})
-	if o.err == nil || !strings.Contains(o.err.Error(), "stopped: context canceled") {
-		t.Fatalf("err %v, want stopped", o.err)
-	}
-	// The stop travels over a connection of its own, which takes a while.
+	// The stop travels over a connection of its own, which takes a while:
+	// up to 40 × 300 ms here.
+	o := stopAt(t, tg, bin, 40, 2, "300ms")
 	n := len(o.session.Records())
-	if n < 2 || n == 10 {
+	if n < 2 || n == 40 {
 		t.Errorf("%d records after a stop at the second", n)
 	}
-	checkRecords(t, o, n, 10)
+	checkRecords(t, o, n, 40)
 	if !strings.Contains(o.stderr, "fakeprobe: interrupted after") {
 		t.Errorf("the remote probe was not asked to stop: %s", o.stderr)
 	}
@@ -136,16 +127,7 @@ func TestADBStop(t *testing.T) {
 	root := targettest.ADB(t)
 	tg, _ := target.New(target.Address{Scheme: target.ADB, Serial: "emulator-5554"}, target.Options{Grace: 5 * time.Second})
 	bin := targettest.BuildFakeProbe(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	o := probeOn(t, ctx, tg, bin, 10, []string{"-delay", "200ms"}, func(n int) {
-		if n == 2 {
-			cancel()
-		}
-	})
-	if o.err == nil || !strings.Contains(o.err.Error(), "stopped") {
-		t.Fatalf("err %v, want stopped", o.err)
-	}
+	o := stopAt(t, tg, bin, 10, 2, "200ms")
 	checkRecords(t, o, len(o.session.Records()), 10)
 	if left, _ := os.ReadDir(root); len(left) != 0 {
 		t.Errorf("left on the device: %v", left)

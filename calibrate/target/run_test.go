@@ -130,21 +130,30 @@ func TestLocalRun(t *testing.T) {
 func TestLocalStop(t *testing.T) {
 	bin := targettest.BuildFakeProbe(t)
 	tg, _ := target.New(target.Address{Scheme: target.Local}, target.Options{Grace: 5 * time.Second})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	o := probeOn(t, ctx, tg, bin, 10, []string{"-delay", "100ms"}, func(n int) {
-		if n == 3 {
-			cancel()
-		}
-	})
-	if o.err == nil || !strings.Contains(o.err.Error(), "stopped: context canceled") {
-		t.Fatalf("err %v, want stopped", o.err)
-	}
+	o := stopAt(t, tg, bin, 10, 3, "100ms")
 	// The probe finishes the record it is measuring when asked to stop.
 	checkRecords(t, o, 4, 10)
 	if !strings.Contains(o.stderr, "interrupted after fake-04") {
 		t.Errorf("the probe did not stop in order: %s", o.stderr)
 	}
+}
+
+// stopAt runs the fake probe of steps steps with delay before each record
+// on tg, stops the run (as Ctrl-C or a timeout does) when it has n records,
+// and checks that the run says it was stopped.
+func stopAt(t *testing.T, tg target.Target, bin string, steps, n int, delay string) outcome {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	o := probeOn(t, ctx, tg, bin, steps, []string{"-delay", delay}, func(got int) {
+		if got == n {
+			cancel()
+		}
+	})
+	if o.err == nil || !strings.HasPrefix(o.err.Error(), tg.String()+": stopped: context canceled") {
+		t.Fatalf("err %v, want stopped", o.err)
+	}
+	return o
 }
 
 // TestLocalKilled: a probe killed midway leaves the records before it.

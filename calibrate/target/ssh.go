@@ -51,23 +51,20 @@ func (t *sshTarget) login() string {
 	return t.addr.Host
 }
 
-// command is an ssh call that runs script on the target.
-func (t *sshTarget) command(ctx context.Context, script string) *exec.Cmd {
+// args are ssh's arguments that run script on the target.
+func (t *sshTarget) args(script string) []string {
 	args := t.options()
 	if t.addr.Port != 0 {
 		args = append(args, "-p", strconv.Itoa(t.addr.Port))
 	}
-	args = append(args, "--", t.login(), script)
-	if ctx == nil {
-		return exec.Command("ssh", args...)
-	}
-	return exec.CommandContext(ctx, "ssh", args...)
+	return append(args, "--", t.login(), script)
 }
+
+func (t *sshTarget) command(script string) *exec.Cmd { return exec.Command("ssh", t.args(script)...) }
 
 // sh runs a short script on the target and returns what it printed.
 func (t *sshTarget) sh(ctx context.Context, script string) (string, error) {
-	cmd := t.command(ctx, script)
-	out, err := output(ctx, cmd.Args[0], cmd.Args[1:]...)
+	out, err := output(ctx, "ssh", t.args(script)...)
 	if err != nil {
 		return out, t.explain(err)
 	}
@@ -75,7 +72,8 @@ func (t *sshTarget) sh(ctx context.Context, script string) (string, error) {
 }
 
 // explain says that status 255 is ssh's own failure (the connection), or
-// a remote program killed by a signal, which ssh reports the same way.
+// a remote program killed by a signal, which ssh reports the same way;
+// other errors get the target's name in front unless they have it.
 func (t *sshTarget) explain(err error) error {
 	var xe *ExitError
 	if errors.As(err, &xe) && xe.Status == 255 {
@@ -84,6 +82,9 @@ func (t *sshTarget) explain(err error) error {
 			msg += " (last said: " + xe.Stderr + ")"
 		}
 		return fmt.Errorf("%s: %s", t, msg)
+	}
+	if strings.HasPrefix(err.Error(), t.String()+": ") {
+		return err
 	}
 	return fmt.Errorf("%s: %w", t, err)
 }
@@ -100,34 +101,8 @@ func (t *sshTarget) Platform(ctx context.Context) (Platform, error) {
 	return p, nil
 }
 
-func (t *sshTarget) Run(ctx context.Context, bin string, args []string, line func([]byte) error, stderr io.Writer) (err error) {
-	out, err := t.sh(ctx, `mktemp -d "${TMPDIR:-/tmp}/edgetwin-probe.XXXXXX"`)
-	if err != nil {
-		return err
-	}
-	dir := strings.TrimSpace(out)
-	if !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "\n'\"") {
-		return fmt.Errorf("%s: mktemp printed %q, not a directory", t, dir)
-	}
-	r := remoteScripts{dir: dir}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		if _, cerr := t.sh(cctx, r.cleanup()); cerr != nil && err == nil {
-			err = fmt.Errorf("removing %s: %w", dir, cerr)
-		}
-	}()
-
-	if err := t.push(ctx, bin, r.bin()); err != nil {
-		return err
-	}
-	cmd := t.command(nil, r.run(args))
-	stop := func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.grace)
-		defer cancel()
-		t.sh(sctx, r.stop())
-	}
-	if err := stream(ctx, cmd, func() { go stop() }, t.grace, line, stderr); err != nil {
+func (t *sshTarget) Run(ctx context.Context, bin string, args []string, line func([]byte) error, stderr io.Writer) error {
+	if err := runRemote(ctx, t, `"${TMPDIR:-/tmp}"`, bin, args, line, stderr, t.grace); err != nil {
 		return t.explain(err)
 	}
 	return nil

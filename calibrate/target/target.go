@@ -2,9 +2,12 @@ package target
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"maps"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -78,6 +81,56 @@ func shellLine(words ...string) string {
 		q[i] = shellQuote(w)
 	}
 	return strings.Join(q, " ")
+}
+
+// remote is a machine reached through a shell: ssh or adb.
+type remote interface {
+	fmt.Stringer
+	// sh runs a short script there and returns what it printed.
+	sh(ctx context.Context, script string) (string, error)
+	// push copies the local file bin to path there.
+	push(ctx context.Context, bin, path string) error
+	// command is the command that runs script there, its output streamed.
+	command(script string) *exec.Cmd
+}
+
+// runRemote copies bin into a directory of its own under tmp on r, runs it
+// with args and removes the directory afterwards, also on failure; see
+// [Target.Run]. tmp is a shell word: "${TMPDIR:-/tmp}" is expanded there.
+func runRemote(ctx context.Context, r remote, tmp, bin string, args []string, line func([]byte) error, stderr io.Writer, grace time.Duration) (err error) {
+	name := "edgetwin-probe." + randomHex()
+	out, err := r.sh(ctx, "d="+tmp+"/"+name+" && mkdir -m 700 \"$d\" && echo \"$d\"")
+	if err != nil {
+		return err
+	}
+	dir := strings.TrimSpace(out)
+	if !strings.HasPrefix(dir, "/") || !strings.HasSuffix(dir, "/"+name) || strings.ContainsAny(dir, "\n'\"") {
+		return fmt.Errorf("%s: the probe's directory came out as %q", r, dir)
+	}
+	s := remoteScripts{dir: dir}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		if _, cerr := r.sh(cctx, s.cleanup()); cerr != nil && err == nil {
+			err = fmt.Errorf("removing %s: %w", dir, cerr)
+		}
+	}()
+	if err := r.push(ctx, bin, s.bin()); err != nil {
+		return err
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+		defer cancel()
+		r.sh(sctx, s.stop())
+	}
+	return stream(ctx, r.String(), r.command(s.run(args)), func() { go stop() }, grace, line, stderr)
+}
+
+// randomHex names a directory that no other run shares.
+func randomHex() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // remoteScripts are the shell lines that run a probe copied to dir and

@@ -41,7 +41,7 @@ func TestCalibrateProbeBinary(t *testing.T) {
 		}
 	})
 
-	slow := targettest.FakeProbeScript(t, fake, "-steps", "40", "-delay", "150ms")
+	slow := targettest.FakeProbeScript(t, fake, "-steps", "100", "-delay", "150ms")
 	t.Run("SIGKILL local", func(t *testing.T) {
 		killMidway(t, cli, syscall.SIGKILL, "--probe-binary", slow)
 	})
@@ -94,7 +94,7 @@ func killMidway(t *testing.T, cli string, sig syscall.Signal, args ...string) st
 	err := cmd.Wait()
 	n := lines(out)
 	recs := readRecords(t, out, n)
-	if n < 3 || n == 40 {
+	if n < 3 || n == 100 {
 		t.Errorf("%d records after a kill at the third", n)
 	}
 	for i, r := range recs {
