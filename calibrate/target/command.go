@@ -48,7 +48,17 @@ func output(ctx context.Context, name string, args ...string) (string, error) {
 	return stdout.String(), nil
 }
 
+// missingTool says how to get a client that is not on PATH.
+var missingTool = map[string]string{
+	"ssh": "install OpenSSH's client (Debian: apt-get install openssh-client)",
+	"scp": "install OpenSSH's client (Debian: apt-get install openssh-client)",
+	"adb": "install Android's platform-tools (Debian: apt-get install adb)",
+}
+
 func exitError(cmd *exec.Cmd, err error, stderr []byte) *ExitError {
+	if hint, ok := missingTool[commandName(cmd)]; ok && errors.Is(err, exec.ErrNotFound) {
+		err = fmt.Errorf("%s is not on PATH: %s", commandName(cmd), hint)
+	}
 	e := &ExitError{Cmd: commandName(cmd), Status: -1, Stderr: lastLine(stderr), Err: err}
 	var xe *exec.ExitError
 	if errors.As(err, &xe) {

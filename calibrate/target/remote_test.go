@@ -142,3 +142,12 @@ func TestADBUnknownDevice(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+func TestADBMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	tg, _ := target.New(target.Address{Scheme: target.ADB, Serial: "x"}, target.Options{})
+	_, err := tg.Platform(t.Context())
+	if err == nil || !strings.HasPrefix(err.Error(), "adb://x: adb: adb is not on PATH: install Android's platform-tools") {
+		t.Errorf("err %v", err)
+	}
+}
