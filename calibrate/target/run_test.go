@@ -258,3 +258,28 @@ func TestBuildWithoutGo(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// FuzzSessionLine: whatever a target prints, Session.Line never panics,
+// writes only what it accepts as a record, and writes it as one line.
+func FuzzSessionLine(f *testing.F) {
+	for _, s := range []string{
+		`#host {"os":"linux","arch":"arm64"}`,
+		`{"kind":"bandwidth","soc":"host","value":1,"unit":"B/s","source":"probe:fake-01"}`,
+		`{"kind":"decode","soc":"x","model":"llama-2-7b","quant":"Q4_0","shape":{"gen":1},"value":1,"unit":"tokens/s","source":"probe:d"}`,
+		`#host {"os":`, "{", "fakeprobe: fake-01", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var buf bytes.Buffer
+		s := target.NewSession("fuzz", calibrate.NewWriter(&buf), targettest.Plan(2))
+		err := s.Line([]byte(line))
+		written := strings.Count(buf.String(), "\n")
+		if err != nil && written > 0 || len(s.Records()) != written || written > 1 {
+			t.Fatalf("line %q: err %v, %d records, %d lines written", line, err, len(s.Records()), written)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("line %q: error spans lines: %q", line, err)
+		}
+	})
+}

@@ -71,7 +71,7 @@ line on stderr sums up: records, steps done and missing, wall time.
 	fl.BoolVar(&f.quick, "quick", false, "a probe of under a minute, with fewer sizes and repetitions")
 	fl.StringVar(&f.sshKey, "ssh-key", "", "private key for ssh:// targets (ssh -i)")
 	fl.StringVar(&f.probeBinary, "probe-binary", "", "an edgetwin-probe built for the target (needed outside a source checkout)")
-	fl.StringVar(&f.timeout, "timeout", "10m", "give up after this long, keeping the records received")
+	fl.StringVar(&f.timeout, "timeout", "10m", "give up after this long (building and copying the probe included), keeping the records received")
 	return cmd
 }
 
