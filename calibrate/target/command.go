@@ -25,6 +25,7 @@ type ExitError struct {
 	Err    error
 }
 
+// Error prints "command: what happened: last line of stderr".
 func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s: %v", e.Cmd, e.Err)
 	if e.Stderr != "" {
@@ -33,6 +34,7 @@ func (e *ExitError) Error() string {
 	return msg
 }
 
+// Unwrap is the error of the command's start or wait.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // output runs a short command and returns its stdout; the error is an
