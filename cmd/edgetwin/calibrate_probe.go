@@ -54,8 +54,10 @@ back as they are measured. ssh never prompts (use --ssh-key or an agent) and
 keeps the host keys it has seen in edgetwin's own known_hosts file.
 
 A lost connection, a killed probe, --timeout or Ctrl-C keeps every record
-received and says which steps of the probe are missing (exit 1). The last
-line on stderr sums up: records, steps done and missing, wall time.
+received and says which steps of the probe are missing (exit 1). Ctrl-C lets
+the probe finish its current measurement (up to 10 s); a second one ends
+edgetwin at once. The last line on stderr sums up: records, steps done and
+missing, wall time.
 --emit-soc writes a chip file for the machine from what the probe found.`,
 		Example: `  edgetwin calibrate probe --target local --quick -o host.jsonl --emit-soc host.yaml
   edgetwin calibrate probe --target ssh://pi@raspberrypi.local --ssh-key ~/.ssh/id_ed25519 -o pi5.jsonl --soc raspberry-pi-5
@@ -107,11 +109,7 @@ func checkProbeFlags(f probeFlags) (probeJob, error) {
 			return probeJob{}, inputErrorf("%s %s: not a readable file", file.flag, file.path)
 		}
 	}
-	knownHosts, err := knownHostsFile(addr)
-	if err != nil {
-		return probeJob{}, err
-	}
-	tg, err := target.New(addr, target.Options{SSHKey: f.sshKey, KnownHosts: knownHosts})
+	tg, err := target.New(addr, target.Options{SSHKey: f.sshKey, KnownHosts: knownHostsFile(addr)})
 	if err != nil {
 		return probeJob{}, inputErr(err)
 	}
@@ -140,20 +138,17 @@ func recordsSoC(f probeFlags) string {
 }
 
 // knownHostsFile is edgetwin's own known_hosts, in the user's config
-// directory, for ssh targets.
-func knownHostsFile(addr target.Address) (string, error) {
+// directory, for ssh targets; "" (ssh's own files, so an unknown host is
+// refused) when there is no such directory.
+func knownHostsFile(addr target.Address) string {
 	if addr.Scheme != target.SSH {
-		return "", nil
+		return ""
 	}
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("no directory for edgetwin's known_hosts: %w", err)
+		return ""
 	}
-	dir = filepath.Join(dir, "edgetwin")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, "known_hosts"), nil
+	return filepath.Join(dir, "edgetwin", "known_hosts")
 }
 
 func runProbe(ctx context.Context, f probeFlags, stderr io.Writer) error {
@@ -170,6 +165,11 @@ func runProbe(ctx context.Context, f probeFlags, stderr io.Writer) error {
 
 	bin := f.probeBinary
 	if job.addr.Scheme != target.Local {
+		if kh := knownHostsFile(job.addr); kh != "" {
+			if err := os.MkdirAll(filepath.Dir(kh), 0o700); err != nil {
+				return err
+			}
+		}
 		plat, err := job.tg.Platform(ctx)
 		if err != nil {
 			return err
@@ -240,6 +240,9 @@ func stopOnSignal(ctx context.Context) (context.Context, func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
+			// A second Ctrl-C ends edgetwin at once: the records are
+			// on disk already.
+			signal.Stop(sigs)
 			cancel(fmt.Errorf("%v received", sig))
 		case <-ctx.Done():
 		}
