@@ -16,7 +16,9 @@
 // gives a binary, see [ErrNoProbeBinary]), and [Target.Run] copies it to a
 // temporary directory on
 // the machine, runs it, hands back each line it prints, and removes the
-// directory afterwards, also when the run fails.
+// directory afterwards, also when the run fails (and when edgetwin itself
+// is killed, the shell that runs the probe there removes it as soon as the
+// probe ends, at its next record on the closed connection).
 //
 // A [Session] takes those lines: the first is "#host " and the JSON of
 // the probe's host description, each further one a record, parsed

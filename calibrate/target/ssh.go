@@ -71,13 +71,13 @@ func (t *sshTarget) sh(ctx context.Context, script string) (string, error) {
 	return out, nil
 }
 
-// explain says that status 255 is ssh's own failure (the connection), or
-// a remote program killed by a signal, which ssh reports the same way;
-// other errors get the target's name in front unless they have it.
+// explain says that status 255 is ssh's own failure: the connection
+// (or the session on the server) failed; other errors get the target's
+// name in front unless they have it.
 func (t *sshTarget) explain(err error) error {
 	var xe *ExitError
 	if errors.As(err, &xe) && xe.Status == 255 {
-		msg := "connection failed or lost, or the program on it was killed"
+		msg := "connection failed or lost"
 		if xe.Stderr != "" {
 			msg += " (last said: " + xe.Stderr + ")"
 		}

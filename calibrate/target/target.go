@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -123,7 +124,14 @@ func runRemote(ctx context.Context, r remote, tmp, bin string, args []string, li
 		defer cancel()
 		r.sh(sctx, s.stop())
 	}
-	return stream(ctx, r.String(), r.command(s.run(args)), func() { go stop() }, grace, line, stderr)
+	err = stream(ctx, r.String(), r.command(s.run(args)), func() { go stop() }, grace, line, stderr)
+	var xe *ExitError
+	if errors.As(err, &xe) && xe.Status > 128 && xe.Status < 128+65 {
+		// The shell there reports a probe ended by a signal as 128+n
+		// (and its last line on stderr is the shell's notice of it).
+		return fmt.Errorf("%s: the probe was killed by signal %d", r, xe.Status-128)
+	}
+	return err
 }
 
 // randomHex names a directory that no other run shares.
@@ -134,15 +142,17 @@ func randomHex() string {
 }
 
 // remoteScripts are the shell lines that run a probe copied to dir and
-// clean up after it. The run line records the shell's pid, which exec
-// hands to the probe, so that stop and cleanup can signal it.
+// clean up after it. The run line records the probe's pid, so that stop
+// and cleanup can signal it, and removes dir itself when the probe ends,
+// so that nothing is left there even when edgetwin is killed: the probe
+// then ends at its next record, on a closed connection.
 type remoteScripts struct{ dir string }
 
 func (r remoteScripts) bin() string { return r.dir + "/" + probeName }
 
 func (r remoteScripts) run(args []string) string {
-	return "cd " + shellQuote(r.dir) + " && chmod 755 " + probeName + " && echo $$ > pid && exec " +
-		shellLine(append([]string{r.bin()}, args...)...)
+	return "d=" + shellQuote(r.dir) + "; cd \"$d\" && chmod 755 " + probeName + " && trap 'rm -rf \"$d\"' EXIT || exit 1; " +
+		shellLine(append([]string{r.bin()}, args...)...) + " & echo $! > pid; wait $!"
 }
 
 // stop asks the probe to end after its current record.

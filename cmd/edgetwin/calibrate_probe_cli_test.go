@@ -104,11 +104,11 @@ func killMidway(t *testing.T, cli string, sig syscall.Signal, args ...string) st
 		}
 	}
 	if sig == syscall.SIGKILL {
-		// A killed edgetwin cannot clean up after itself: the probe on
-		// the target ends when it next writes to the closed connection,
-		// and its directory stays. Remove it here.
+		// A killed edgetwin cannot clean up after itself; on a remote
+		// target, the probe ends at its next record on the closed
+		// connection and the shell that ran it removes its directory.
 		if m := regexp.MustCompile(`fakeprobe: running as (\S*/edgetwin-probe\.\S+)/`).FindStringSubmatch(stderr.String()); m != nil {
-			t.Cleanup(func() { os.RemoveAll(m[1]) })
+			waitGone(t, m[1])
 		}
 		return stderr.String()
 	}
@@ -129,4 +129,17 @@ func killMidway(t *testing.T, cli string, sig syscall.Signal, args ...string) st
 func lines(path string) int {
 	data, _ := os.ReadFile(path)
 	return bytes.Count(data, []byte{'\n'})
+}
+
+// waitGone waits up to 20 s for dir to be removed.
+func waitGone(t *testing.T, dir string) {
+	t.Helper()
+	for range 200 {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("%s is still there 20 s after edgetwin was killed", dir)
+	os.RemoveAll(dir)
 }
