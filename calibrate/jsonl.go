@@ -196,6 +196,18 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 	}
 }
 
+// ParseLine reads one record line as [Read] does, strictly: unknown keys,
+// wrong types, trailing data and invalid records are errors naming
+// name:line and the field (a *spec.Error). It serves readers of a stream,
+// such as the records a probe prints as it measures them.
+func ParseLine(name string, line int, text []byte) (Record, error) {
+	rec, le := parseRecordLine(name, line, text)
+	if le != nil {
+		return Record{}, le.err
+	}
+	return rec, nil
+}
+
 type lineError struct {
 	err       error
 	truncated bool // the line is a proper prefix of a JSON value

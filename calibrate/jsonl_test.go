@@ -269,3 +269,19 @@ func TestDigest(t *testing.T) {
 		t.Errorf("DigestFile = %s, %v", got, err)
 	}
 }
+
+func TestParseLine(t *testing.T) {
+	good := `{"kind":"bandwidth","soc":"host","value":1e9,"unit":"B/s","source":"probe:x"}`
+	rec, err := ParseLine("ssh://h", 3, []byte(good+"\r\n"))
+	if err != nil || rec.Kind != KindBandwidth || rec.Value != 1e9 {
+		t.Errorf("good line: %+v, %v", rec, err)
+	}
+	_, err = ParseLine("ssh://h", 3, []byte(strings.Replace(good, `"unit"`, `"units"`, 1)))
+	if err == nil || !strings.HasPrefix(err.Error(), "ssh://h:3: field units: unknown field") {
+		t.Errorf("unknown key: %v", err)
+	}
+	_, err = ParseLine("ssh://h", 4, []byte(good[:20]))
+	if err == nil || !strings.HasPrefix(err.Error(), "ssh://h:4: not a JSON object") {
+		t.Errorf("cut line: %v", err)
+	}
+}

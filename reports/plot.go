@@ -419,8 +419,12 @@ func SaveFigure(path string, f *Figure) (err error) {
 	return writeAtomic(path, buf.Bytes())
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, synced, then renamed over path.
+// WriteFileAtomic replaces the file at path with data, so that a reader
+// sees the old file or the whole new one, never a part: a temporary file in
+// the same directory, synced, then renamed over path.
+func WriteFileAtomic(path string, data []byte) error { return writeAtomic(path, data) }
+
+// writeAtomic is WriteFileAtomic.
 func writeAtomic(path string, data []byte) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {

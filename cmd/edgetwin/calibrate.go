@@ -16,9 +16,10 @@ func newCalibrate() *cobra.Command {
 		Short: "Tie the twin to measurements of real kernels and models",
 		Long: `calibrate turns measurements into records edgetwin can fit its uncertain
 parameters to. import reads what people already run (llama.cpp's llama-bench);
-probe and fit are still to come.`,
+probe measures this machine or a device over ssh or adb with real kernels;
+fit is still to come.`,
 	}
-	cmd.AddCommand(newCalibrateImport())
+	cmd.AddCommand(newCalibrateImport(), newCalibrateProbe())
 	return cmd
 }
 
