@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 )
 
@@ -84,4 +85,14 @@ func (s *Series) Bind(spec thermal.Spec, unitNode map[string]string) (*Data, err
 		}
 	}
 	return d, nil
+}
+
+// UnitNodes maps each unit of a chip, and "dram", to the node of its
+// thermal network that the unit's heat enters, for [Series.Bind].
+func UnitNodes(soc *hw.SoC) map[string]string {
+	m := map[string]string{"dram": soc.ThermalNode("dram")}
+	for _, u := range soc.Units {
+		m[u.Name] = soc.ThermalNode(u.Name)
+	}
+	return m
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -83,9 +86,9 @@ type SensorFit struct {
 // Fit fits the chosen R and C values of spec to the series d by least
 // squares on the temperatures: for every candidate the network is compiled
 // and advanced exactly from row to row with each row's power held constant
-// over its interval. The optimiser is gonum's BFGS on θ (see bound), with
-// the gradient 2Jᵀr from forward differences of the residuals; the best of
-// opt.Starts runs wins. Uncertainties are sqrt(diag(σ²(JᵀJ)⁻¹)) with J the
+// over its interval. The optimiser is gonum's Newton method on θ (see bound)
+// with the Gauss–Newton Hessian (see minimize); the best of opt.Starts runs
+// wins. Uncertainties are sqrt(diag(σ²(JᵀJ)⁻¹)) with J the
 // central-difference Jacobian in log v and σ² = SSR/(N − p), carried to the
 // time constants through their own Jacobian.
 //
@@ -117,22 +120,49 @@ func Fit(ctx context.Context, spec thermal.Spec, d *Data, opt Options) (*Result,
 		return nil, fmt.Errorf("thermalfit: the starting network: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	best, bestF := []float64(nil), math.Inf(1)
-	var finals []float64
-	for k := range starts {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		theta := make([]float64, len(params))
+	thetas := make([][]float64, starts)
+	for k := range thetas {
+		thetas[k] = make([]float64, len(params))
 		if k > 0 {
-			for j := range theta {
-				theta[j] = toTheta((rng.Float64()*2 - 1) * math.Log(4))
+			for j := range thetas[k] {
+				thetas[k][j] = toTheta((rng.Float64()*2 - 1) * math.Log(4))
 			}
 		}
-		x, f := m.minimize(theta)
-		finals = append(finals, f)
-		if f < bestF {
-			best, bestF = x, f
+	}
+	// The runs are independent, so they share the cores; each has its own
+	// model (scratch space), and the best is picked in start order.
+	type run struct {
+		x     []float64
+		f     float64
+		evals int
+	}
+	runs := make([]run, starts)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	for k := range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				runs[k].f = math.Inf(1)
+				return
+			}
+			mk := newModel(spec, d, params)
+			x, f := mk.minimize(thetas[k])
+			runs[k] = run{x, f, mk.evals}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	best, bestF := []float64(nil), math.Inf(1)
+	for _, r := range runs {
+		m.evals += r.evals
+		if r.f < bestF {
+			best, bestF = r.x, r.f
 		}
 	}
 	if best == nil {
@@ -140,8 +170,8 @@ func Fit(ctx context.Context, spec thermal.Spec, d *Data, opt Options) (*Result,
 	}
 	r := m.report(best, bestF)
 	r.Starts = starts
-	for _, f := range finals {
-		if f <= bestF*1.001+1e-12 {
+	for _, run := range runs {
+		if run.f <= bestF*1.001+m.tol {
 			r.Agreeing++
 		}
 	}
@@ -165,8 +195,13 @@ type model struct {
 	ambient  units.Celsius // the spec's, for the fitted spec
 	logStart []float64
 	res      []float64 // scratch residuals
+	tol      float64   // a change of the sum of squares too small to matter
 	evals    int
 }
+
+// resolution is the temperature change, in °C, below which the fit does
+// not look: a thousandth of the 0.1 °C of a good thermal sensor.
+const resolution = 1e-4
 
 func newModel(spec thermal.Spec, d *Data, params []Param) *model {
 	m := &model{d: d, spec: cloneSpec(spec), params: params, ambient: spec.Ambient}
@@ -175,6 +210,7 @@ func newModel(spec thermal.Spec, d *Data, params []Param) *model {
 		m.logStart = append(m.logStart, math.Log(p.get(spec)))
 	}
 	m.res = make([]float64, (len(d.Times)-1)*len(d.Sensors))
+	m.tol = float64(len(m.res)) * resolution * resolution
 	return m
 }
 
@@ -407,12 +443,44 @@ func (m *model) logv(theta []float64) []float64 {
 // backs off from it.
 const penalty = 1e300
 
-// minimize runs BFGS from theta and returns the log values it ends at and
-// their sum of squares.
+// minimize runs gonum's Newton method from theta with the Gauss–Newton
+// Hessian 2JᵀJ and gradient 2Jᵀr, J from forward differences of the
+// residuals: a damped Gauss–Newton, which Newton's own shift (H + τI) turns
+// into Levenberg–Marquardt where JᵀJ is singular. It returns the log values
+// it ends at and their sum of squares.
 func (m *model) minimize(theta0 []float64) ([]float64, float64) {
-	p := len(theta0)
-	r0 := make([]float64, len(m.res))
-	r1 := make([]float64, len(m.res))
+	p, n := len(theta0), len(m.res)
+	var at []float64 // where r0 and jac were computed
+	r0, r1 := make([]float64, n), make([]float64, n)
+	jac := make([][]float64, p)
+	for j := range jac {
+		jac[j] = make([]float64, n)
+	}
+	ok := false
+	linearise := func(theta []float64) bool {
+		if at != nil && slices.Equal(at, theta) {
+			return ok
+		}
+		at = slices.Clone(theta)
+		if ok = m.residuals(m.logv(theta), r0) == nil; !ok {
+			return false
+		}
+		const h = 1e-6
+		th := slices.Clone(theta)
+		for j := range p {
+			th[j] = theta[j] + h
+			err := m.residuals(m.logv(th), r1)
+			th[j] = theta[j]
+			for i := range n {
+				if err != nil {
+					jac[j][i] = 0
+				} else {
+					jac[j][i] = (r1[i] - r0[i]) / h
+				}
+			}
+		}
+		return true
+	}
 	problem := optimize.Problem{
 		Func: func(theta []float64) float64 {
 			f, err := m.ssr(m.logv(theta))
@@ -423,31 +491,32 @@ func (m *model) minimize(theta0 []float64) ([]float64, float64) {
 		},
 		Grad: func(grad, theta []float64) {
 			clear(grad)
-			if err := m.residuals(m.logv(theta), r0); err != nil {
+			if !linearise(theta) {
 				return
 			}
-			const h = 1e-6
-			th := slices.Clone(theta)
 			for j := range p {
-				th[j] = theta[j] + h
-				if err := m.residuals(m.logv(th), r1); err != nil {
-					th[j] = theta[j]
-					continue
+				grad[j] = 2 * floats.Dot(jac[j], r0)
+			}
+		},
+		Hess: func(hess *mat.SymDense, theta []float64) {
+			if !linearise(theta) {
+				for j := range p {
+					hess.SetSym(j, j, 1)
 				}
-				th[j] = theta[j]
-				var g float64
-				for i := range r0 {
-					g += 2 * r0[i] * (r1[i] - r0[i]) / h
+				return
+			}
+			for a := range p {
+				for b := a; b < p; b++ {
+					hess.SetSym(a, b, 2*floats.Dot(jac[a], jac[b]))
 				}
-				grad[j] = g
 			}
 		},
 	}
 	settings := &optimize.Settings{
-		MajorIterations: 400,
-		Converger:       &optimize.FunctionConverge{Relative: 1e-10, Absolute: 1e-12, Iterations: 20},
+		MajorIterations: 200,
+		Converger:       &optimize.FunctionConverge{Relative: 1e-10, Absolute: m.tol, Iterations: 3},
 	}
-	res, err := optimize.Minimize(problem, theta0, settings, &optimize.BFGS{})
+	res, err := optimize.Minimize(problem, theta0, settings, &optimize.Newton{})
 	if res == nil || (err != nil && res.F >= penalty) {
 		return nil, math.Inf(1)
 	}

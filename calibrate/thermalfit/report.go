@@ -23,7 +23,7 @@ func (m *model) report(logv []float64, f float64) *Result {
 	cov, null, dirs := m.covariance(logv, f)
 	for j, p := range m.params {
 		v := math.Exp(logv[j])
-		fp := Fitted{Path: p.Path, Unit: p.Unit(), Start: math.Exp(m.logStart[j]), Value: v}
+		fp := Fitted{Path: p.Path, Unit: p.Unit(), Start: p.get(m.spec), Value: v}
 		if cov != nil && !null[j] {
 			fp.StdErr = ptr(v * math.Sqrt(cov.At(j, j)))
 		}

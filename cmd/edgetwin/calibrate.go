@@ -19,6 +19,7 @@ parameters to. import reads what people already run (llama.cpp's llama-bench);
 probe and fit are still to come.`,
 	}
 	cmd.AddCommand(newCalibrateImport())
+	cmd.AddCommand(newCalibrateThermal())
 	return cmd
 }
 
