@@ -156,3 +156,21 @@ func TestFitConvergesFromThreeTimesOff(t *testing.T) {
 		})
 	}
 }
+
+// TestFitWithoutEverySensor fits the chain with the package unmeasured:
+// its start comes from the heat balance and is refined with the rest, and
+// the time constants still come back within 5%.
+func TestFitWithoutEverySensor(t *testing.T) {
+	r := fitSynthetic(t, scaled(threeNode(), 1.5, 1/1.5, 1.3), []string{"die", "case"}, Options{})
+	truth, _ := thermal.Compile(threeNode())
+	for k, tc := range r.TimeConstants {
+		want := truth.TimeConstants()[k]
+		t.Logf("τ%d: true %.4g s, fitted %.4g s (%+.2f%%)", k, want, tc.Value, 100*(tc.Value/want-1))
+		if math.Abs(tc.Value/want-1) > 0.05 {
+			t.Errorf("time constant %d: fitted %.4g s, true %.4g s", k, tc.Value, want)
+		}
+	}
+	if len(r.Sensors) != 2 || r.Sensors[1].Node != "case" {
+		t.Errorf("sensors %+v", r.Sensors)
+	}
+}

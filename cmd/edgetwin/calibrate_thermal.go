@@ -43,8 +43,11 @@ constants before and after, and the fit error per sensor.`,
 				return inputErrorf("calibrate thermal needs --soc (the chip the series was measured on) and -o (the overlay to write)")
 			}
 			f, err := reports.ParseFormat(format)
-			if err != nil {
-				return inputErr(err)
+			if err != nil || f == reports.CSV {
+				return inputErrorf("--format %q is not allowed: use table or json", format)
+			}
+			if starts < 1 {
+				return inputErrorf("--starts %d: give at least 1 optimiser run", starts)
 			}
 			chip, err := hw.LoadChip(soc, nil)
 			if err != nil {
