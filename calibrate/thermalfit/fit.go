@@ -228,12 +228,12 @@ func (m *model) network(logv []float64) (*thermal.Network, thermal.Spec, error) 
 // every sensor into dst.
 func (m *model) residuals(logv, dst []float64) error {
 	m.evals++
-	net, s, err := m.network(logv)
+	net, _, err := m.network(logv)
 	if err != nil {
 		return err
 	}
 	d := m.d
-	temps := m.start(s, d.Ambient[0])
+	temps := m.start(net, d.Ambient[0])
 	x := make(thermal.State, len(temps))
 	ns := len(d.Sensors)
 	for i := 1; i < len(d.Times); i++ {
@@ -349,9 +349,9 @@ func (m *model) correctStart(net *thermal.Network, res []float64) {
 // where their heat balance holds with the sensors' nodes m held, under the
 // first row's power P: G_uu x_u = P_u − G_um x_m, x = T − Ta. G_uu is a
 // principal block of a positive definite matrix, so it is invertible.
-func (m *model) start(s thermal.Spec, ta float64) []float64 {
+func (m *model) start(net *thermal.Network, ta float64) []float64 {
 	d := m.d
-	n := len(s.Nodes)
+	n := net.Len()
 	temps := make([]float64, n)
 	known := make([]bool, n)
 	for k, node := range d.Sensors {
@@ -367,19 +367,19 @@ func (m *model) start(s thermal.Spec, ta float64) []float64 {
 	if len(free) == 0 {
 		return temps
 	}
-	g := conductance(s)
+	g := net.Conductance()
 	a := mat.NewDense(len(free), len(free), nil)
 	b := mat.NewVecDense(len(free), nil)
 	for r, i := range free {
 		rhs := d.Power[0][i]
 		for j := range n {
 			if known[j] {
-				rhs -= g[i][j] * (temps[j] - ta)
+				rhs -= g[i*n+j] * (temps[j] - ta)
 			}
 		}
 		b.SetVec(r, rhs)
 		for c, j := range free {
-			a.Set(r, c, g[i][j])
+			a.Set(r, c, g[i*n+j])
 		}
 	}
 	var x mat.VecDense
@@ -393,29 +393,6 @@ func (m *model) start(s thermal.Spec, ta float64) []float64 {
 		temps[i] = ta + x.AtVec(r)
 	}
 	return temps
-}
-
-// conductance is the matrix G of the network (W/K): the links' Laplacian
-// plus each node's conductance to ambient on the diagonal.
-func conductance(s thermal.Spec) [][]float64 {
-	n := len(s.Nodes)
-	g := make([][]float64, n)
-	idx := map[string]int{}
-	for i, nd := range s.Nodes {
-		g[i] = make([]float64, n)
-		idx[nd.Name] = i
-		if nd.ToAmbient > 0 {
-			g[i][i] += 1 / float64(nd.ToAmbient)
-		}
-	}
-	for _, l := range s.Links {
-		a, b, c := idx[l.A], idx[l.B], 1/float64(l.Resistance)
-		g[a][a] += c
-		g[b][b] += c
-		g[a][b] -= c
-		g[b][a] -= c
-	}
-	return g
 }
 
 // ssr is the sum of squared residuals at logv, leaving them in m.res.

@@ -80,6 +80,18 @@ const (
 	colLatency // numeric, not read
 )
 
+// lowest is the smallest value a column of each kind may hold, and the
+// message for one below it.
+var lowest = map[int]struct {
+	v   float64
+	msg string
+}{
+	colPower:   {0, "power %g W is negative; a power is zero or more watts"},
+	colClock:   {0, "clock %g Hz is negative; a clock is zero or more"},
+	colTemp:    {-273.15, "%g °C is below absolute zero"},
+	colAmbient: {-273.15, "%g °C is below absolute zero"},
+}
+
 type column struct {
 	kind  int
 	name  string  // the unit, node or sensor
@@ -213,6 +225,9 @@ func ReadSeries(file string, data []byte) (*Series, error) {
 				return nil, fail(line, header[i], "%q is not a finite number", cell)
 			}
 			v *= c.scale
+			if low, ok := lowest[c.kind]; ok && v < low.v {
+				return nil, fail(line, header[i], low.msg, v)
+			}
 			switch c.kind {
 			case colTime:
 				if n := len(s.Times); n > 0 && !(v > s.Times[n-1]) {
@@ -220,27 +235,15 @@ func ReadSeries(file string, data []byte) (*Series, error) {
 				}
 				s.Times = append(s.Times, v)
 			case colPower:
-				if v < 0 {
-					return nil, fail(line, header[i], "power %g W is negative; a power is zero or more watts", v)
-				}
 				s.Power[pi].Values = append(s.Power[pi].Values, v)
 				pi++
 			case colTemp:
-				if v < -273.15 {
-					return nil, fail(line, header[i], "%g °C is below absolute zero", v)
-				}
 				s.Temps[ti].Values = append(s.Temps[ti].Values, v)
 				ti++
 			case colClock:
-				if v < 0 {
-					return nil, fail(line, header[i], "clock %g Hz is negative; a clock is zero or more", v)
-				}
 				s.Clocks[ci].Values = append(s.Clocks[ci].Values, v)
 				ci++
 			case colAmbient:
-				if v < -273.15 {
-					return nil, fail(line, header[i], "%g °C is below absolute zero", v)
-				}
 				s.Ambient = append(s.Ambient, v)
 			case colTotal:
 				s.TotalW = append(s.TotalW, v)

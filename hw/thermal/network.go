@@ -154,6 +154,11 @@ func (n *Network) Modes() (rates, left, right []float64) {
 	return slices.Clone(n.lambda), slices.Clone(n.left), slices.Clone(n.right)
 }
 
+// Conductance returns the conductance matrix G (W/K), row-major n×n: the
+// links' Laplacian plus each node's conductance to ambient on the diagonal.
+// The slice is a copy.
+func (n *Network) Conductance() []float64 { return slices.Clone(n.g) }
+
 // Stored is the heat held above ambient, Σ Cᵢ (Tᵢ − Ta), in joules.
 func (n *Network) Stored(s State) float64 {
 	n.check(s, "state")

@@ -554,3 +554,36 @@ func TestModes(t *testing.T) {
 		t.Error("Modes returned the network's own slice")
 	}
 }
+
+// TestConductance checks G against the steady state: G (T∞ − Ta) = P.
+func TestConductance(t *testing.T) {
+	net := twoNode(t)
+	g, n := net.Conductance(), net.Len()
+	p := []float64{pj, 0.5}
+	steady := net.Steady(p)
+	for i := range n {
+		var q float64
+		for j := range n {
+			q += g[i*n+j] * (steady[j] - ta2)
+		}
+		if math.Abs(q-p[i]) > 1e-9 {
+			t.Errorf("node %d: G(T∞ − Ta) = %.12f W, P = %g W", i, q, p[i])
+		}
+	}
+	// The two-node figures: G = [[1/R12, −1/R12], [−1/R12, 1/R12 + 1/R2]].
+	if want := []float64{1 / r12, -1 / r12, -1 / r12, 1/r12 + 1/r2}; !slicesClose(g, want) {
+		t.Errorf("G = %v, want %v", g, want)
+	}
+}
+
+func slicesClose(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}
