@@ -25,13 +25,18 @@
 // values the network is compiled (one eigendecomposition) and advanced
 // exactly from row to row with the row's power held constant, so a
 // candidate costs O(rows · nodes²). Values are fitted in log space inside a
-// box of ×1000 around the chip's (positive, bounded), by gonum's BFGS from
-// several starts; the start of the network is refined in closed form with
-// every candidate, so noise in the first row does not bias the fit. The
+// box of ×1000 around the chip's (positive, bounded), by gonum's Newton
+// method with the Gauss–Newton Hessian 2JᵀJ (J by finite differences) from
+// several starts run in parallel; the start of the network is refined in
+// closed form with every candidate, so noise in the first row does not bias
+// the fit. The
 // result gives each value with its 1σ uncertainty, sqrt(diag(σ²(JᵀJ)⁻¹)),
 // the network's time constants before and after with theirs, and the fit
 // error per sensor (RMS and worst residual in °C). Parameters the series
-// cannot tell apart get no uncertainty and a warning.
+// cannot tell apart get no uncertainty and a warning. The uncertainties
+// assume independent noise; residuals that are correlated in time (a
+// network too simple for the device) make them optimistic, so read them
+// with the fit error beside them.
 //
 // On a synthetic three-node chain sampled every second for 20 minutes with
 // 0.1 °C of noise, six parameters come back within 0.2% (time constants)

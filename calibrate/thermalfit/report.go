@@ -19,7 +19,7 @@ func (m *model) report(logv []float64, f float64) *Result {
 	net, fitted, _ := m.network(logv)
 	startNet, _, _ := m.network(m.logStart)
 	fitted.Ambient = m.ambient
-	r := &Result{Spec: fitted, Rows: len(m.d.Times) - 1}
+	r := &Result{Spec: fitted, Rows: len(m.d.Times) - 1, Warnings: []string{}}
 	cov, null, dirs := m.covariance(logv, f)
 	for j, p := range m.params {
 		v := math.Exp(logv[j])
