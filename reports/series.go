@@ -11,7 +11,9 @@ import (
 // WriteSeries writes a run's time series as CSV, one row per prefill and
 // decode step: when it ended (s), how long it took (ms), its average power
 // (W), each unit's clock (GHz) and each thermal node's temperature (°C)
-// after it. The file is written atomically.
+// after it, and the average power into each node over the step (W) — the
+// columns `edgetwin calibrate thermal` reads back, so a simulated run can
+// stand in for a measured one. The file is written atomically.
 func WriteSeries(path string, s *sim.Series) error {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -21,6 +23,9 @@ func WriteSeries(path string, s *sim.Series) error {
 	}
 	for _, n := range s.Nodes {
 		header = append(header, "temp_"+n+"_c")
+	}
+	for _, n := range s.Nodes {
+		header = append(header, "power_"+n+"_w")
 	}
 	if err := w.Write(header); err != nil {
 		return err
@@ -33,6 +38,9 @@ func WriteSeries(path string, s *sim.Series) error {
 		}
 		for _, t := range p.TempsC {
 			row = append(row, num(t))
+		}
+		for _, w := range p.NodePowerW {
+			row = append(row, num(w))
 		}
 		if err := w.Write(row); err != nil {
 			return err

@@ -189,14 +189,15 @@ func (e *engine) accountAs(phase workloads.Phase, label string, d counters, seco
 }
 
 // record adds a point to the run's time series: the stretch's end, its
-// length, its power, and every unit's clock and node's temperature after
-// it.
+// length, its power (in total and into each node), and every unit's clock
+// and node's temperature after it.
 func (e *engine) record(label string, seconds, joules float64) {
 	pt := SeriesPoint{Phase: label, EndS: e.clock + seconds, Seconds: seconds, PowerW: ratio(joules, seconds)}
 	for i := range e.cfg.Chip.Units {
 		pt.ClocksHz = append(pt.ClocksHz, e.clockOf(&e.cfg.Chip.Units[i]))
 	}
 	pt.TempsC = append(pt.TempsC, e.heat.temps...)
+	pt.NodePowerW = append(pt.NodePowerW, e.heat.last...)
 	e.st.series = append(e.st.series, pt)
 }
 

@@ -16,6 +16,7 @@ type heat struct {
 	net      *thermal.Network
 	temps    thermal.State
 	power    []float64 // scratch: watts per node over a stretch
+	last     []float64 // watts per node over the last stretch, for the series
 	gov      thermal.Governor
 	caps     thermal.Caps
 	nodeOf   map[string]int // unit name → node its heat enters
@@ -50,7 +51,7 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}}
+	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), last: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}}
 	opps := thermal.OPPPower{}
 	for _, u := range chip.Units {
 		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
@@ -137,6 +138,9 @@ func (e *engine) stepHeat(end, seconds float64) {
 		}
 		h.net.Advance(h.temps, h.temps, h.power, seconds)
 		h.track()
+		copy(h.last, h.power)
+	} else {
+		clear(h.last)
 	}
 	clear(h.power)
 	if end < h.nextPoll {

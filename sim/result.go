@@ -66,14 +66,16 @@ type Series struct {
 }
 
 // SeriesPoint is one prefill or decode step: when it ended, how long it
-// took, its average power, and the clocks and temperatures after it.
+// took, its average power, in total and into each thermal node (the heat
+// the network was advanced with), and the clocks and temperatures after it.
 type SeriesPoint struct {
-	Phase    string
-	EndS     float64
-	Seconds  float64
-	PowerW   float64
-	ClocksHz []float64 // per Series.Units
-	TempsC   []float64 // per Series.Nodes
+	Phase      string
+	EndS       float64
+	Seconds    float64
+	PowerW     float64
+	ClocksHz   []float64 // per Series.Units
+	TempsC     []float64 // per Series.Nodes
+	NodePowerW []float64 // per Series.Nodes
 }
 
 // Turn is one request of a scenario as the user sees it.

@@ -220,7 +220,7 @@ func TestSessionLines(t *testing.T) {
 		t.Errorf("missing %v, written %q", s.Missing(), buf.String())
 	}
 	bad := target.NewSession("x", calibrate.NewWriter(&buf), nil)
-	if err := bad.Line([]byte(`#host {"os":"linux","cpu":1}`)); err == nil || !strings.Contains(err.Error(), `x:1: #host line: unknown field "cpu"`) {
+	if err := bad.Line([]byte(`#host {"os":"linux","colour":1}`)); err == nil || !strings.Contains(err.Error(), `x:1: #host line: unknown field "colour"`) {
 		t.Errorf("unknown host field: %v", err)
 	}
 }

@@ -17,9 +17,9 @@ func newCalibrate() *cobra.Command {
 		Long: `calibrate turns measurements into records edgetwin can fit its uncertain
 parameters to. import reads what people already run (llama.cpp's llama-bench);
 probe measures this machine or a device over ssh or adb with real kernels;
-fit is still to come.`,
+thermal fits the chip's thermal network to a measured time series.`,
 	}
-	cmd.AddCommand(newCalibrateImport(), newCalibrateProbe())
+	cmd.AddCommand(newCalibrateImport(), newCalibrateProbe(), newCalibrateThermal())
 	return cmd
 }
 

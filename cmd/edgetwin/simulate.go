@@ -135,7 +135,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 
 func newSimulate() *cobra.Command {
 	var f runFlags
-	var tracePath, seriesPath string
+	var tracePath, seriesPath, ptracePath string
 	cmd := &cobra.Command{
 		Use:   "simulate",
 		Short: "Simulate one prompt and its generation on a chip",
@@ -181,11 +181,17 @@ DRAM and L3 behaviour and where the time went.`,
 					return fmt.Errorf("--series %s: %w", seriesPath, err)
 				}
 			}
+			if ptracePath != "" {
+				if err := reports.WriteHotSpot(ptracePath, r.Series); err != nil {
+					return fmt.Errorf("--ptrace %s: %w", ptracePath, err)
+				}
+			}
 			return nil
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's timeline as Chrome/Perfetto trace-event JSON to FILE")
+	cmd.Flags().StringVar(&ptracePath, "ptrace", "", "write the run's power per heat source as a HotSpot power trace to FILE (.ptrace), and its floorplan beside it (.flp)")
 	cmd.Flags().StringVar(&seriesPath, "series", "", "write the run over time as CSV to FILE: per step its end, latency, power, clocks and temperatures")
 	return cmd
 }

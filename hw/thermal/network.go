@@ -145,6 +145,20 @@ func (n *Network) TimeConstants() []float64 {
 	return tau
 }
 
+// Modes returns the decay rates λ (1/s, ascending; the time constants are
+// 1/λ) and the two n×n maps, row-major, between temperatures above ambient
+// and modal coordinates: T − Ta = left · z and z = right · (T − Ta). With no
+// power, mode k decays as e^(−λₖt); fitting uses this to get the free
+// response of any starting state in closed form. The slices are copies.
+func (n *Network) Modes() (rates, left, right []float64) {
+	return slices.Clone(n.lambda), slices.Clone(n.left), slices.Clone(n.right)
+}
+
+// Conductance returns the conductance matrix G (W/K), row-major n×n: the
+// links' Laplacian plus each node's conductance to ambient on the diagonal.
+// The slice is a copy.
+func (n *Network) Conductance() []float64 { return slices.Clone(n.g) }
+
 // Stored is the heat held above ambient, Σ Cᵢ (Tᵢ − Ta), in joules.
 func (n *Network) Stored(s State) float64 {
 	n.check(s, "state")

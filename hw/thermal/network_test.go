@@ -513,3 +513,77 @@ func TestTimeToReachRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestModes checks that the modal maps reproduce Advance's free response:
+// T(t) − Ta = left · e^(−λt) · right · (T(0) − Ta), and that left and right
+// are inverses.
+func TestModes(t *testing.T) {
+	net := twoNode(t)
+	rates, left, right := net.Modes()
+	n := net.Len()
+	x0 := []float64{12, 3} // K above ambient
+	for _, tm := range []float64{0.01, 1, 30, 600} {
+		want := net.Advance(nil, State{ta2 + x0[0], ta2 + x0[1]}, []float64{0, 0}, tm)
+		for i := range n {
+			var got float64
+			for k := range n {
+				var z float64
+				for j := range n {
+					z += right[k*n+j] * x0[j]
+				}
+				got += left[i*n+k] * math.Exp(-rates[k]*tm) * z
+			}
+			if d := math.Abs(ta2 + got - want[i]); d > 1e-9 {
+				t.Errorf("t = %g s, node %d: modal %.12f, Advance %.12f", tm, i, ta2+got, want[i])
+			}
+		}
+	}
+	for i := range n {
+		for j := range n {
+			var p float64
+			for k := range n {
+				p += left[i*n+k] * right[k*n+j]
+			}
+			if want := float64(map[bool]int{true: 1}[i == j]); math.Abs(p-want) > 1e-12 {
+				t.Errorf("(left·right)[%d][%d] = %g, want %g", i, j, p, want)
+			}
+		}
+	}
+	rates[0] = -1 // a copy: the network is unchanged
+	if r, _, _ := net.Modes(); r[0] <= 0 {
+		t.Error("Modes returned the network's own slice")
+	}
+}
+
+// TestConductance checks G against the steady state: G (T∞ − Ta) = P.
+func TestConductance(t *testing.T) {
+	net := twoNode(t)
+	g, n := net.Conductance(), net.Len()
+	p := []float64{pj, 0.5}
+	steady := net.Steady(p)
+	for i := range n {
+		var q float64
+		for j := range n {
+			q += g[i*n+j] * (steady[j] - ta2)
+		}
+		if math.Abs(q-p[i]) > 1e-9 {
+			t.Errorf("node %d: G(T∞ − Ta) = %.12f W, P = %g W", i, q, p[i])
+		}
+	}
+	// The two-node figures: G = [[1/R12, −1/R12], [−1/R12, 1/R12 + 1/R2]].
+	if want := []float64{1 / r12, -1 / r12, -1 / r12, 1/r12 + 1/r2}; !slicesClose(g, want) {
+		t.Errorf("G = %v, want %v", g, want)
+	}
+}
+
+func slicesClose(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}
