@@ -847,7 +847,7 @@ func (p *reviewPlan) throttleAnswer(a *advisor.Advice) string {
 		}
 		s := fmt.Sprintf("%s throttles after %s s", chip, reports.FormatValue(*th.ThrottleOnsetS, 0))
 		if f, l := r.Decode.First10sTokensPerS, th.SustainedTokensPerS; f != nil && l != nil && *f > 0 {
-			s += fmt.Sprintf(", decode falling from %.1f to %.1f tokens/s (%+.0f%%)", *f, *l, 100*(*l / *f-1))
+			s += fmt.Sprintf(", decode falling from %.1f to %.1f tokens/s (%+.0f%%)", *f, *l, 100*(*l / *f - 1))
 		}
 		out = append(out, s)
 	}
@@ -880,7 +880,7 @@ func (p *reviewPlan) assumptionSections() []reports.Section {
 	}
 	out = append(out, reports.Section{
 		ID: "assumptions", Title: "Assumptions",
-		Text: []string{"Every parameter the runs used, by its source: cited (a datasheet or paper), calibrated (measured), derived (computed from others), assumed (a documented default; see docs/defaults.md), set (an override in the review), file (a user's file). The counts per chip, model and scenario are below; every value with its source is in the folded table and in assumptions-details.csv."},
+		Text:    []string{"Every parameter the runs used, by its source: cited (a datasheet or paper), calibrated (measured), derived (computed from others), assumed (a documented default; see docs/defaults.md), set (an override in the review), file (a user's file). The counts per chip, model and scenario are below; every value with its source is in the folded table and in assumptions-details.csv."},
 		Table:   reports.AssumptionCounts(all),
 		Details: all,
 	})
