@@ -750,70 +750,71 @@ func missingWhy(errs ...error) string {
 // --- answers ---------------------------------------------------------------------
 
 func (p *reviewPlan) answers() reports.Section {
-	t := &reports.ReportTable{Header: []string{"question", "answer"}}
+	t := &reports.ReportTable{Header: []string{"question", "for", "answer"}}
 	for i := range p.rv.Questions {
 		id, text := p.rv.Question(i)
-		t.Rows = append(t.Rows, []string{text, p.answer(id)})
+		if id == "" {
+			t.Rows = append(t.Rows, []string{text, "—", "Not answered automatically (edgetwin answers the ids " + questionList() + "): read it against the figures and tables of this report."})
+			continue
+		}
+		for j, a := range p.advice {
+			t.Rows = append(t.Rows, []string{text, p.workloadName(j, true), p.answer(id, a)})
+		}
 	}
 	return reports.Section{
 		ID: "answers", Title: "Answers to the review's questions", Table: t,
-		Text: []string{"Questions asked by id are answered from the runs below; others are listed for the review to answer from the figures and tables."},
+		Text: []string{"Questions asked by id are answered from the runs below, per model; others are listed for the review to answer from the figures and tables."},
 	}
 }
 
-func (p *reviewPlan) answer(id string) string {
-	var parts []string
-	for j, a := range p.advice {
-		w := p.workloadName(j, true)
-		switch id {
-		case "best-chip":
-			parts = append(parts, w+": "+bestChip(a))
-		case "requirements":
-			var pass []string
-			for _, r := range a.Ranking {
-				if r.Pass {
-					pass = append(pass, r.SoC)
-				}
+// answer answers the question id from advice a.
+func (p *reviewPlan) answer(id string, a *advisor.Advice) string {
+	switch id {
+	case "best-chip":
+		return bestChip(a)
+	case "requirements":
+		var pass []string
+		for _, r := range a.Ranking {
+			if r.Pass {
+				pass = append(pass, r.SoC)
 			}
-			s := fmt.Sprintf("%d of %d chips meet every requirement", len(pass), len(a.Ranking))
-			if len(pass) > 0 {
-				s += " (" + strings.Join(pass, ", ") + ")"
-			}
-			parts = append(parts, w+": "+s+"; margins in the requirements table.")
-		case "bottleneck":
-			var ds []string
-			for _, r := range a.Ranking {
-				ds = append(ds, r.SoC+" — "+r.Diagnosis)
-			}
-			parts = append(parts, w+": "+strings.Join(ds, "; "))
-		case "throttle":
-			parts = append(parts, w+": "+p.throttleAnswer(a))
-		case "vendor-questions":
-			var qs []string
-			for _, q := range a.VendorQuestions {
-				qs = append(qs, q.Question+" (measure: "+q.Measurement+")")
-			}
-			if len(qs) == 0 {
-				qs = []string{"none: no assumed figure moves the ranking much"}
-			}
-			parts = append(parts, w+": "+strings.Join(qs, " "))
-		default:
-			return "Not answered automatically: edgetwin answers the question ids " + questionList() + "; read this one against the figures and tables of this report."
 		}
+		s := fmt.Sprintf("%d of %d chips meet every requirement", len(pass), len(a.Ranking))
+		if len(pass) > 0 {
+			s += ": " + strings.Join(pass, ", ")
+		}
+		return s + ". Margins are in the requirements table."
+	case "bottleneck":
+		var ds []string
+		for _, r := range a.Ranking {
+			ds = append(ds, r.SoC+": "+r.Diagnosis+".")
+		}
+		return strings.Join(ds, " ")
+	case "throttle":
+		return p.throttleAnswer(a)
+	case "vendor-questions":
+		var qs []string
+		for k, q := range a.VendorQuestions {
+			qs = append(qs, fmt.Sprintf("%d. %s (measure: %s)", k+1, q.Question, q.Measurement))
+		}
+		if len(qs) == 0 {
+			return "None: no assumed figure moves the ranking much."
+		}
+		return strings.Join(qs, " ")
 	}
-	return strings.Join(parts, " ")
+	panic("report: no answer for question id " + id)
 }
 
 func bestChip(a *advisor.Advice) string {
 	if len(a.Ranking) == 0 {
-		return "no chip ran."
+		return "No chip ran."
 	}
 	top := a.Ranking[0]
 	obj := a.Objective.Expr + " " + objectiveText(top.Objective)
 	if top.Pass {
-		return fmt.Sprintf("%s, the best of the chips that meet every requirement by %s (%s).", top.SoC, objectiveWord(a), obj)
+		return fmt.Sprintf("%s: of the chips that meet every requirement, it has %s (%s).", top.SoC, objectiveWord(a), obj)
 	}
-	return fmt.Sprintf("none meets every requirement; the closest is %s, which fails: %s.", top.SoC, top.Reason)
+	return fmt.Sprintf("None meets every requirement; the closest is %s, which fails: %s.", top.SoC, top.Reason)
 }
 
 func objectiveWord(a *advisor.Advice) string {
@@ -832,7 +833,7 @@ func objectiveText(v *float64) string {
 
 func (p *reviewPlan) throttleAnswer(a *advisor.Advice) string {
 	if len(p.rv.Scenarios) == 0 {
-		return "the review runs no scenario, so nothing runs long enough to heat up; add {scenario: sustained, duration: 2m}."
+		return "The review runs no scenario, so nothing runs long enough to heat up; add {scenario: sustained, duration: 2m}."
 	}
 	var out []string
 	for i, chip := range p.chipIDs {
@@ -845,14 +846,14 @@ func (p *reviewPlan) throttleAnswer(a *advisor.Advice) string {
 			out = append(out, chip+" does not throttle")
 			continue
 		}
-		s := fmt.Sprintf("%s throttles after %s s", chip, reports.FormatValue(*th.ThrottleOnsetS, 0))
+		s := fmt.Sprintf("%s throttles after %.0f s", chip, *th.ThrottleOnsetS)
 		if f, l := r.Decode.First10sTokensPerS, th.SustainedTokensPerS; f != nil && l != nil && *f > 0 {
 			s += fmt.Sprintf(", decode falling from %.1f to %.1f tokens/s (%+.0f%%)", *f, *l, 100*(*l / *f - 1))
 		}
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return "no chip ran."
+		return "No chip ran."
 	}
 	return strings.Join(out, "; ") + "."
 }
