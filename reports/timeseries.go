@@ -11,11 +11,11 @@ import (
 // SeriesPlotData lays a run's time series out on one figure over time (s):
 // the thermal nodes' temperatures, the units' clocks and the decode rate,
 // each in its own panel, with the throttle onset marked (onset is nil
-// when the governor never acted). Steps are gathered into bins of about
-// a hundred and fifty across the run: temperatures and clocks as they
-// stand at a bin's end, the rate as the tokens decoded in the bin over its
-// length (a prefill between requests shows as a dip). batch is the
-// sequences each decode step advances.
+// when the governor never acted). Steps are gathered into at most 150
+// bins across the run, one point at the end of each bin's last step:
+// temperatures and clocks as they stand then, the rate as the tokens
+// decoded since the previous point over the time since (a prefill between
+// requests shows as a dip). batch is the sequences a decode step advances.
 func SeriesPlotData(s *sim.Series, batch int, onset *float64, title string) PlotData {
 	d := PlotData{Title: title, XLabel: "time (s)", PanelLegends: true}
 	temps := Panel{YLabel: "temperature (°C)", YFit: true}
@@ -28,33 +28,28 @@ func SeriesPlotData(s *sim.Series, batch int, onset *float64, title string) Plot
 	}
 	rate := Panel{YLabel: "decode (tokens/s)", Lines: []Line{{}}}
 	if len(s.Points) > 0 {
-		end := s.Points[len(s.Points)-1].EndS
-		bin := seriesBin(end)
-		tokens, b := 0.0, 0
+		bin := seriesBin(s.Points[len(s.Points)-1].EndS)
+		binOf := func(t float64) int { return int(math.Ceil(t/bin-1e-9)) - 1 } // bin b is (b·bin, (b+1)·bin]
+		tokens, since := 0.0, 0.0
 		for i, p := range s.Points {
 			if p.Phase == "decode" {
 				tokens += float64(max(1, batch))
 			}
-			last := i == len(s.Points)-1
-			if !last && s.Points[i+1].EndS <= float64(b+1)*bin {
+			if i+1 < len(s.Points) && binOf(s.Points[i+1].EndS) == binOf(p.EndS) {
 				continue
 			}
-			// The bin ends here: the next step ends in a later one.
-			x := math.Min(float64(b+1)*bin, p.EndS)
-			width := x - float64(b)*bin
+			// The last step of its bin: a point at its end.
+			x := p.EndS
 			for k, t := range p.TempsC {
 				temps.Lines[k].X, temps.Lines[k].Y = append(temps.Lines[k].X, x), append(temps.Lines[k].Y, t)
 			}
 			for k, c := range p.ClocksHz {
 				clocks.Lines[k].X, clocks.Lines[k].Y = append(clocks.Lines[k].X, x), append(clocks.Lines[k].Y, c/1e9)
 			}
-			if width > 0 {
-				rate.Lines[0].X, rate.Lines[0].Y = append(rate.Lines[0].X, x), append(rate.Lines[0].Y, tokens/width)
+			if x > since {
+				rate.Lines[0].X, rate.Lines[0].Y = append(rate.Lines[0].X, x), append(rate.Lines[0].Y, tokens/(x-since))
 			}
-			tokens = 0
-			if !last {
-				b = int(s.Points[i+1].EndS / bin)
-			}
+			tokens, since = 0, x
 		}
 	}
 	d.Panels = []Panel{temps, clocks, rate}
