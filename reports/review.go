@@ -26,7 +26,7 @@ import (
 //	  - {scenario: sustained, duration: 2m, set: [context_limit=2048]}
 //	set: [thermal.ambient=35C]
 //	requirements: ['ttft_s < 1', 'thermal.sustained_tokens_per_s >= 8']
-//	questions: [best-chip, throttle, What about a 4-bit KV cache?]
+//	questions: [best-chip, throttle, 'What about a 4-bit KV cache?']
 //	contexts: [128, 256, 512, 1024, 2048]    # the decode-rate figure's
 type Review struct {
 	File  string

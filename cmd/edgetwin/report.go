@@ -43,7 +43,7 @@ The review file (YAML, strict: unknown fields are errors with file:line):
   scenarios: [{scenario: sustained, duration: 2m, set: [context_limit=2048]}]
   set: [thermal.ambient=35C]                       # --set for every run
   requirements: ['ttft_s < 1', 'thermal.sustained_tokens_per_s >= 8']
-  questions: [best-chip, throttle, Can we ship the 7B model?]
+  questions: [best-chip, throttle, 'Can we ship the 7B model?']
   fidelity: tile                                   # analytic, tile or line
 
 Requirements are advise chip's --require expressions, checked under the
@@ -74,6 +74,9 @@ first scenario (or the single prompt without one). Questions are ids —
 				return err
 			}
 			if err := p.run(cmd.Context(), cmd.ErrOrStderr()); err != nil {
+				return err
+			}
+			if err := p.checkRan(); err != nil {
 				return err
 			}
 			b, err := p.bundle()
@@ -269,6 +272,19 @@ func (p *reviewPlan) run(ctx context.Context, stderr io.Writer) error {
 		}
 	})
 	return context.Cause(ctx)
+}
+
+// checkRan fails, as input, when no chip ran a model's advised workload:
+// a report of nothing but reasons is not a report.
+func (p *reviewPlan) checkRan() error {
+	for j, a := range p.advice {
+		if slices.ContainsFunc(a.Ranking, func(r advisor.Row) bool { return r.Result != nil }) || len(a.Ranking) == 0 {
+			continue
+		}
+		first := a.Ranking[0]
+		return inputErr(p.rv.Errorf(fmt.Sprintf("models.%d", j), fmt.Errorf("no chip ran %s; the first, %s: %s", p.workloadName(j, true), first.SoC, first.Err)))
+	}
+	return nil
 }
 
 // bundle lays the report out: what ran, the answers, the requirements,
