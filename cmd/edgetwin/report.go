@@ -198,6 +198,9 @@ func planReview(rv *reports.Review) (*reviewPlan, error) {
 			}
 		}
 		req.Requires = rv.Requirements
+		// The sensitivity reruns are most of the advice's time: the first
+		// model's answer which figures matter; the others skip them.
+		req.NoSensitivity = j > 0
 		plan, err := advisor.Prepare(req)
 		if err != nil {
 			return nil, inputErr(err)
@@ -809,6 +812,9 @@ func (p *reviewPlan) answer(id string, a *advisor.Advice) string {
 	case "throttle":
 		return p.throttleAnswer(a)
 	case "vendor-questions":
+		if a != p.advice[0] {
+			return "Asked for the first model only: the sensitivity reruns behind the questions run for it alone, to keep the report quick."
+		}
 		var qs []string
 		for k, q := range a.VendorQuestions {
 			qs = append(qs, fmt.Sprintf("%d. %s (measure: %s)", k+1, q.Question, q.Measurement))
