@@ -433,6 +433,7 @@ func paretoSections(p *reviewPlan) ([]reports.Section, error) {
 		if len(d.Points) == 0 {
 			continue
 		}
+		d.Title = "Pareto front — " + p.workloadName(j, true)
 		caption := "Price against throughput: every chip with a price, the Pareto front (no other chip is both cheaper and faster) connected; crosses fail a requirement."
 		if a.Pareto.Note != "" {
 			caption += " " + a.Pareto.Note
