@@ -452,10 +452,7 @@ func (f *Figure) Render(format string) (io.WriterTo, error) {
 // drawBody draws the legend and the panels below the title.
 func (f *Figure) drawBody(dc draw.Canvas) {
 	if f.Legend != nil {
-		r := f.Legend.Rectangle(dc)
-		w := r.Max.X - r.Min.X + vg.Points(12)
-		f.Legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w, 0, 0, -vg.Points(6)))
-		dc = draw.Crop(dc, 0, -w, 0, 0)
+		dc = legendRight(dc, f.Legend)
 	}
 	var legendWidth vg.Length
 	for _, l := range f.PanelLegends {
@@ -466,24 +463,43 @@ func (f *Figure) drawBody(dc draw.Canvas) {
 	}
 	right := dc.Max.X
 	dc = draw.Crop(dc, 0, -legendWidth, 0, 0)
-	tiles := draw.Tiles{
-		Rows: len(f.Panels), Cols: 1,
-		PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
-		PadY: vg.Points(6),
-	}
-	grid := make([][]*plot.Plot, len(f.Panels))
-	for i, p := range f.Panels {
-		grid[i] = []*plot.Plot{p}
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for i, p := range f.Panels {
-		p.Draw(canvases[i][0])
+	canvases := drawColumn(dc, f.Panels, vg.Points(6))
+	for i, c := range canvases {
 		if i < len(f.PanelLegends) && f.PanelLegends[i] != nil {
-			c := canvases[i][0]
 			c.Rectangle = vg.Rectangle{Min: vg.Point{X: right - legendWidth, Y: c.Min.Y}, Max: vg.Point{X: right, Y: c.Max.Y - vg.Points(6)}}
 			f.PanelLegends[i].Draw(c)
 		}
 	}
+}
+
+// legendRight draws legend at the right of dc, top-aligned, and returns
+// the rest of dc to its left.
+func legendRight(dc draw.Canvas, legend *plot.Legend) draw.Canvas {
+	r := legend.Rectangle(dc)
+	w := r.Max.X - r.Min.X + vg.Points(12)
+	legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w, 0, 0, -vg.Points(6)))
+	return draw.Crop(dc, 0, -w, 0, 0)
+}
+
+// drawColumn draws plots one above the other in dc, their axes aligned,
+// padY apart, and returns each plot's canvas.
+func drawColumn(dc draw.Canvas, plots []*plot.Plot, padY vg.Length) []draw.Canvas {
+	tiles := draw.Tiles{
+		Rows: len(plots), Cols: 1,
+		PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
+		PadY: padY,
+	}
+	grid := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		grid[i] = []*plot.Plot{p}
+	}
+	aligned := plot.Align(grid, tiles, dc)
+	canvases := make([]draw.Canvas, len(plots))
+	for i, p := range plots {
+		p.Draw(aligned[i][0])
+		canvases[i] = aligned[i][0]
+	}
+	return canvases
 }
 
 // FigureFormat returns the format a figure file's extension asks for.

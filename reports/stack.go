@@ -104,16 +104,7 @@ func (d StackData) Plots() ([]*plot.Plot, *plot.Legend, error) {
 	legend.Padding = vg.Points(4)
 	var plots []*plot.Plot
 	for pi, p := range d.Panels {
-		pl := plot.New()
-		for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
-			a.Label.TextStyle.Font = sans(labelSize)
-			a.Tick.Label.Font = sans(tickSize)
-		}
-		g := plotter.NewGrid()
-		g.Horizontal.Color = nil
-		pl.Add(g)
-		pl.X.Label.Text = p.Label
-		pl.X.Min = 0
+		pl := newBarPlot(p.Label)
 		var below *plotter.BarChart
 		for k, part := range d.Parts {
 			vals := make(plotter.Values, n)
@@ -153,9 +144,7 @@ func (d StackData) Plots() ([]*plot.Plot, *plot.Legend, error) {
 		if err := addLabels(pl, labels, vg.Points(4)); err != nil {
 			return nil, nil, err
 		}
-		pl.NominalY(names...)
-		pl.Y.Padding = vg.Points(4)
-		pl.Y.Min, pl.Y.Max = -0.5, float64(n)-0.5
+		nameBars(pl, names)
 		pl.X.Max *= 1.15 // room for the totals
 		if pl.X.Max <= 0 {
 			pl.X.Max = 1
@@ -181,22 +170,6 @@ func (d StackData) Render(format string) (io.WriterTo, error) {
 	}
 	w, h := d.Size()
 	return renderTitled(format, w, h, d.Title, func(dc draw.Canvas) {
-		r := legend.Rectangle(dc)
-		lw := r.Max.X - r.Min.X + vg.Points(12)
-		legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw, 0, 0, -vg.Points(6)))
-		dc = draw.Crop(dc, 0, -lw, 0, 0)
-		grid := make([][]*plot.Plot, len(plots))
-		for i, p := range plots {
-			grid[i] = []*plot.Plot{p}
-		}
-		tiles := draw.Tiles{
-			Rows: len(plots), Cols: 1,
-			PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
-			PadY: vg.Points(12),
-		}
-		canvases := plot.Align(grid, tiles, dc)
-		for i, p := range plots {
-			p.Draw(canvases[i][0])
-		}
+		drawColumn(legendRight(dc, legend), plots, vg.Points(12))
 	})
 }
