@@ -517,10 +517,7 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 // from zero.
 func newBarPlot(xLabel string) *plot.Plot {
 	pl := plot.New()
-	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
-		a.Label.TextStyle.Font = sans(labelSize)
-		a.Tick.Label.Font = sans(tickSize)
-	}
+	slideText(pl)
 	g := plotter.NewGrid()
 	g.Horizontal.Color = nil
 	pl.Add(g)

@@ -348,13 +348,18 @@ func glyphStyle(k int) draw.GlyphStyle {
 // style sets sans-serif text in sizes legible on a slide, and horizontal
 // grid lines (xGrid draws the vertical ones).
 func style(pl *plot.Plot) {
+	slideText(pl)
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	pl.Add(g)
+}
+
+// slideText sets the axes' labels and ticks in sans-serif at slide sizes.
+func slideText(pl *plot.Plot) {
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		a.Label.TextStyle.Font = sans(labelSize)
 		a.Tick.Label.Font = sans(tickSize)
 	}
-	g := plotter.NewGrid()
-	g.Vertical.Color = nil
-	pl.Add(g)
 }
 
 func sans(size float64) font.Font {
