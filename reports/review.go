@@ -26,6 +26,7 @@ import (
 //	  - {scenario: sustained, duration: 2m, set: [context_limit=2048]}
 //	set: [thermal.ambient=35C]
 //	requirements: ['ttft_s < 1', 'thermal.sustained_tokens_per_s >= 8']
+//	maximize: thermal.sustained_tokens_per_s  # or minimize: chip.price_usd
 //	questions: [best-chip, throttle, 'What about a 4-bit KV cache?']
 //	contexts: [128, 256, 512, 1024, 2048]    # the decode-rate figure's
 type Review struct {
@@ -42,9 +43,13 @@ type Review struct {
 	// model. and scenario. prefixes for the others).
 	Sets         []string
 	Requirements []string
-	Questions    []string
-	Fidelity     string
-	Seed         uint64
+	// Objective ranks the chips that pass (advise chip's --maximize or
+	// --minimize); "" is the advisor's default.
+	Objective string
+	Maximize  bool
+	Questions []string
+	Fidelity  string
+	Seed      uint64
 	// Contexts are the context lengths of the decode-rate figure, in
 	// tokens, ascending.
 	Contexts []int
@@ -93,6 +98,8 @@ type reviewFile struct {
 	Scenarios    []ReviewScenario `yaml:"scenarios,omitempty"`
 	Set          []string         `yaml:"set,omitempty"`
 	Requirements []string         `yaml:"requirements,omitempty"`
+	Maximize     string           `yaml:"maximize,omitempty"`
+	Minimize     string           `yaml:"minimize,omitempty"`
 	Questions    []string         `yaml:"questions,omitempty"`
 	Fidelity     string           `yaml:"fidelity,omitempty" spec:"oneof=analytic|tile|line"`
 	Seed         uint64           `yaml:"seed,omitempty"`
@@ -226,6 +233,14 @@ func LoadReview(file string, data []byte) (*Review, error) {
 		if _, err := spec.ParseOverride(set); err != nil {
 			return nil, doc.Errorf("set."+strconv.Itoa(i), "%v; give PATH=VALUE as --set takes it, e.g. thermal.ambient=35C", err)
 		}
+	}
+	switch {
+	case f.Maximize != "" && f.Minimize != "":
+		return nil, doc.Errorf("minimize", "maximize and minimize both given: rank by one objective")
+	case f.Maximize != "":
+		r.Objective, r.Maximize = f.Maximize, true
+	case f.Minimize != "":
+		r.Objective = f.Minimize
 	}
 	r.Contexts = f.Contexts
 	if len(r.Contexts) == 0 {

@@ -34,6 +34,9 @@ func TestLoadReviewExample(t *testing.T) {
 	if id, text := r.Question(0); id != "best-chip" || text != "Which chip should we choose?" {
 		t.Errorf("question 0: %q %q", id, text)
 	}
+	if r.Objective != "thermal.sustained_tokens_per_s" || !r.Maximize {
+		t.Errorf("objective %q, maximize %v", r.Objective, r.Maximize)
+	}
 	if id, _ := r.Question(len(r.Questions) - 1); id != "" {
 		t.Errorf("the free-text question has id %q", id)
 	}
@@ -76,6 +79,7 @@ func TestLoadReviewErrors(t *testing.T) {
 		{"contexts out of order", ok + "contexts: [512, 256]\n", "r.yaml:4: field contexts.1: 256 is not allowed"},
 		{"empty question", ok + "questions: ['']\n", "field questions.0: an empty question"},
 		{"empty requirement", ok + "requirements: ['  ']\n", "field requirements.0: an empty requirement"},
+		{"two objectives", ok + "maximize: decode.tokens_per_s\nminimize: chip.price_usd\n", "r.yaml:5: field minimize: maximize and minimize both given"},
 		{"not yaml", "title: [\n", "r.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

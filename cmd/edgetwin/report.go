@@ -43,6 +43,7 @@ The review file (YAML, strict: unknown fields are errors with file:line):
   scenarios: [{scenario: sustained, duration: 2m, set: [context_limit=2048]}]
   set: [thermal.ambient=35C]                       # --set for every run
   requirements: ['ttft_s < 1', 'thermal.sustained_tokens_per_s >= 8']
+  maximize: thermal.sustained_tokens_per_s         # or minimize: chip.price_usd
   questions: [best-chip, throttle, 'Can we ship the 7B model?']
   fidelity: tile                                   # analytic, tile or line
 
@@ -185,9 +186,12 @@ func planReview(rv *reports.Review) (*reviewPlan, error) {
 		p.chipIDs = append(p.chipIDs, cfg.Chip.ID)
 	}
 	for j, f := range p.advised {
-		req := advisor.Request{Candidates: rv.Chips, Load: loaderFor(f), Workers: 1}
+		req := advisor.Request{Candidates: rv.Chips, Load: loaderFor(f), Workers: 1, Objective: rv.Objective, Maximize: rv.Maximize}
 		if j == 0 {
-			plan, err := advisor.Prepare(req)
+			// The requirements, one by one, so an error names its line.
+			plain := req
+			plain.Objective, plain.Maximize = "", false
+			plan, err := advisor.Prepare(plain)
 			if err != nil {
 				return nil, inputErr(err)
 			}
@@ -203,7 +207,11 @@ func planReview(rv *reports.Review) (*reviewPlan, error) {
 		req.NoSensitivity = j > 0
 		plan, err := advisor.Prepare(req)
 		if err != nil {
-			return nil, inputErr(err)
+			field := "minimize"
+			if rv.Maximize {
+				field = "maximize"
+			}
+			return nil, inputErr(rv.Errorf(field, err))
 		}
 		p.plans = append(p.plans, plan)
 	}
@@ -799,7 +807,11 @@ func (p *reviewPlan) answer(id string, a *advisor.Advice) string {
 				pass = append(pass, r.SoC)
 			}
 		}
-		s := fmt.Sprintf("%d of %d chips meet every requirement", len(pass), len(a.Ranking))
+		verb := "meet"
+		if len(pass) == 1 {
+			verb = "meets"
+		}
+		s := fmt.Sprintf("%d of %d chips %s every requirement", len(pass), len(a.Ranking), verb)
 		if len(pass) > 0 {
 			s += ": " + strings.Join(pass, ", ")
 		}
