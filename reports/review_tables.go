@@ -173,8 +173,12 @@ func ParametersThatMatter(a *advisor.Advice) *ReportTable {
 	return t
 }
 
-// roundTo rounds v to d decimals.
+// roundTo rounds v to d decimals; a value that rounds to zero is 0, not −0.
 func roundTo(v float64, d int) float64 {
 	p := math.Pow(10, float64(d))
-	return math.Round(v*p) / p
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0
+	}
+	return r
 }

@@ -83,3 +83,12 @@ func TestParametersThatMatter(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundTo(t *testing.T) {
+	for _, tc := range []struct{ v, want float64 }{{0.126, 0.13}, {-0.004, 0}, {-0.127, -0.13}, {2, 2}} {
+		got := roundTo(tc.v, 2)
+		if got != tc.want || (got == 0 && FormatValue(got, 0) != "0") {
+			t.Errorf("roundTo(%v) = %v (%s), want %v", tc.v, got, FormatValue(got, 0), tc.want)
+		}
+	}
+}
