@@ -34,6 +34,10 @@ type Request struct {
 	Load   Loader
 	// Workers bounds the parallel runs; 0 is runtime.GOMAXPROCS(0).
 	Workers int
+	// NoSensitivity skips the sensitivity reruns (about eight per chip):
+	// no elasticities, no vendor questions, and diagnoses without the
+	// what-a-faster-chip-gives clause.
+	NoSensitivity bool
 }
 
 // DefaultObjective is what a request without an objective maximises.
@@ -200,7 +204,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	var sens []job
 	var owners []sensOwner
 	for i, j := range base {
-		if j.res == nil {
+		if j.res == nil || p.req.NoSensitivity {
 			continue
 		}
 		for _, prm := range parameters(p.specs[i], j.res) {

@@ -479,16 +479,7 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 	}
 	var plots []*plot.Plot
 	for _, p := range d.Panels {
-		pl := plot.New()
-		for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
-			a.Label.TextStyle.Font = sans(labelSize)
-			a.Tick.Label.Font = sans(tickSize)
-		}
-		g := plotter.NewGrid()
-		g.Horizontal.Color = nil // the bars' own positions need no lines
-		pl.Add(g)
-		pl.X.Label.Text = p.Label
-		pl.X.Min = 0
+		pl := newBarPlot(p.Label)
 		var labels plotter.XYLabels
 		for i, v := range p.Values {
 			y := float64(n - 1 - i)
@@ -511,9 +502,7 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 		if err := addLabels(pl, labels, vg.Points(4)); err != nil {
 			return nil, err
 		}
-		pl.NominalY(names...)
-		pl.Y.Padding = vg.Points(4)
-		pl.Y.Min, pl.Y.Max = -0.5, float64(n)-0.5
+		nameBars(pl, names)
 		pl.X.Max = max(pl.X.Max, p.Max)
 		if pl.X.Max <= 0 { // no chip has this figure
 			pl.X.Max = 1
@@ -521,6 +510,27 @@ func (d BarData) Plots() ([]*plot.Plot, error) {
 		plots = append(plots, pl)
 	}
 	return plots, nil
+}
+
+// newBarPlot is a panel of horizontal bars: slide-size text, vertical
+// grid lines only (the bars' own positions need none), the value axis
+// from zero.
+func newBarPlot(xLabel string) *plot.Plot {
+	pl := plot.New()
+	slideText(pl)
+	g := plotter.NewGrid()
+	g.Horizontal.Color = nil
+	pl.Add(g)
+	pl.X.Label.Text = xLabel
+	pl.X.Min = 0
+	return pl
+}
+
+// nameBars labels the bars at y = 0 … n−1 with names, bottom first.
+func nameBars(pl *plot.Plot, names []string) {
+	pl.NominalY(names...)
+	pl.Y.Padding = vg.Points(4)
+	pl.Y.Min, pl.Y.Max = -0.5, float64(len(names))-0.5
 }
 
 // barValue prints a bar's value to three significant digits (all the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"image/color"
 	"io"
 	"math"
 	"os"
@@ -50,12 +51,28 @@ type PlotData struct {
 	XLabel string // with its unit: "KV cache (MiB)"
 	XLog   bool   // the x values span more than a decade
 	Panels []Panel
+	// Marks are vertical lines across every panel at an x value, each
+	// labelled (the throttle onset of a time series).
+	Marks []Mark
+	// PanelLegends gives each panel its own legend, beside it, for
+	// panels whose lines differ (temperatures above, clocks below); else
+	// one legend beside the panels names the lines every panel shares.
+	PanelLegends bool
+}
+
+// Mark is a labelled vertical line at X, in the figure's x units.
+type Mark struct {
+	X     float64
+	Label string
 }
 
 // Panel is one metric's plot.
 type Panel struct {
 	YLabel string
 	Lines  []Line
+	// YFit fits the y axis to the data instead of starting it at zero:
+	// for temperatures, whose zero means nothing.
+	YFit bool
 }
 
 // Line is one series. Label is empty when the figure has a single line.
@@ -184,8 +201,22 @@ func (d PlotData) WriteCSV(w io.Writer) error {
 			}
 		}
 	}
+	for _, m := range d.Marks {
+		if err := cw.Write([]string{"mark", m.Label, jsonNumber(m.X), ""}); err != nil {
+			return err
+		}
+	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// Render draws the data as Figure does, in format png, svg or pdf.
+func (d PlotData) Render(format string) (io.WriterTo, error) {
+	f, err := d.Figure()
+	if err != nil {
+		return nil, err
+	}
+	return f.Render(format)
 }
 
 // Figure is a title over panels drawn one above the other at slide size,
@@ -194,6 +225,9 @@ type Figure struct {
 	Title  string
 	Panels []*plot.Plot
 	Legend *plot.Legend
+	// PanelLegends, when set, are one legend per panel (nil for a panel
+	// without one), drawn beside it.
+	PanelLegends []*plot.Legend
 }
 
 // Figure draws the data with gonum/plot: the title on top, the x label
@@ -222,6 +256,13 @@ func (d PlotData) Figure() (*Figure, error) {
 			pl.X.Tick.Marker = logTicks{}
 		}
 		pl.Add(xGrid{pl.X.Tick.Marker})
+		for _, m := range d.Marks {
+			label := ""
+			if i == len(d.Panels)-1 {
+				label = m.Label // once, at the foot of the bottom panel
+			}
+			pl.Add(markLine{x: m.X, label: label})
+		}
 		if i < len(d.Panels)-1 {
 			pl.X.Tick.Marker = unlabelled{pl.X.Tick.Marker}
 		}
@@ -242,7 +283,12 @@ func (d PlotData) Figure() (*Figure, error) {
 			line.LineStyle, points.GlyphStyle = lineStyle(k), glyphStyle(k)
 			pl.Add(line, points)
 		}
-		pl.Y.Min = math.Min(pl.Y.Min, ymin)
+		if d.PanelLegends {
+			f.PanelLegends = append(f.PanelLegends, linesLegend(p.Lines))
+		}
+		if !p.YFit {
+			pl.Y.Min = math.Min(pl.Y.Min, ymin)
+		}
 		if !math.IsInf(xmin, 0) {
 			pl.X.Min, pl.X.Max = xmin, xmax
 		} else { // no point has a figure: an empty panel
@@ -253,18 +299,31 @@ func (d PlotData) Figure() (*Figure, error) {
 		}
 		f.Panels = append(f.Panels, pl)
 	}
-	if len(d.Panels) > 0 && len(d.Panels[0].Lines) > 1 {
-		l := plot.NewLegend()
-		l.TextStyle.Font = sans(tickSize)
-		l.Top, l.Left = true, true
-		l.ThumbnailWidth = vg.Points(30)
-		l.Padding = vg.Points(4)
-		for k, line := range d.Panels[0].Lines {
-			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(k)}, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
-		}
-		f.Legend = &l
+	if !d.PanelLegends && len(d.Panels) > 0 && len(d.Panels[0].Lines) > 1 {
+		f.Legend = linesLegend(d.Panels[0].Lines)
 	}
 	return f, nil
+}
+
+// linesLegend names lines drawn with lineStyle and glyphStyle; nil when
+// none has a label.
+func linesLegend(lines []Line) *plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle.Font = sans(tickSize)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(30)
+	l.Padding = vg.Points(4)
+	named := false
+	for k, line := range lines {
+		if line.Label != "" {
+			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(k)}, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
+			named = true
+		}
+	}
+	if !named {
+		return nil
+	}
+	return &l
 }
 
 // lineStyle and glyphStyle tell line k apart in colour (plotutil's dark
@@ -289,13 +348,18 @@ func glyphStyle(k int) draw.GlyphStyle {
 // style sets sans-serif text in sizes legible on a slide, and horizontal
 // grid lines (xGrid draws the vertical ones).
 func style(pl *plot.Plot) {
+	slideText(pl)
+	g := plotter.NewGrid()
+	g.Vertical.Color = nil
+	pl.Add(g)
+}
+
+// slideText sets the axes' labels and ticks in sans-serif at slide sizes.
+func slideText(pl *plot.Plot) {
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		a.Label.TextStyle.Font = sans(labelSize)
 		a.Tick.Label.Font = sans(tickSize)
 	}
-	g := plotter.NewGrid()
-	g.Vertical.Color = nil
-	pl.Add(g)
 }
 
 func sans(size float64) font.Font {
@@ -315,6 +379,28 @@ func (g xGrid) Plot(c draw.Canvas, pl *plot.Plot) {
 		}
 		x := trX(t.Value)
 		c.StrokeLine2(plotter.DefaultGridLineStyle, x, c.Min.Y, x, c.Max.Y)
+	}
+}
+
+// markLine draws a dashed vertical line at x across the panel, with its
+// label at the foot of the line, on its right.
+type markLine struct {
+	x     float64
+	label string
+}
+
+func (m markLine) Plot(c draw.Canvas, pl *plot.Plot) {
+	if m.x < pl.X.Min || m.x > pl.X.Max {
+		return
+	}
+	trX, _ := pl.Transforms(&c)
+	x := trX(m.x)
+	c.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}, x, c.Min.Y, x, c.Max.Y)
+	if m.label != "" {
+		st := pl.Y.Tick.Label
+		st.Font = sans(tickSize)
+		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+		c.FillText(st, vg.Point{X: x + vg.Points(4), Y: c.Min.Y + vg.Points(4)}, m.label)
 	}
 }
 
@@ -371,24 +457,54 @@ func (f *Figure) Render(format string) (io.WriterTo, error) {
 // drawBody draws the legend and the panels below the title.
 func (f *Figure) drawBody(dc draw.Canvas) {
 	if f.Legend != nil {
-		r := f.Legend.Rectangle(dc)
-		w := r.Max.X - r.Min.X + vg.Points(12)
-		f.Legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w, 0, 0, -vg.Points(6)))
-		dc = draw.Crop(dc, 0, -w, 0, 0)
+		dc = legendRight(dc, f.Legend)
 	}
+	var legendWidth vg.Length
+	for _, l := range f.PanelLegends {
+		if l != nil {
+			r := l.Rectangle(dc)
+			legendWidth = max(legendWidth, r.Max.X-r.Min.X+vg.Points(12))
+		}
+	}
+	right := dc.Max.X
+	dc = draw.Crop(dc, 0, -legendWidth, 0, 0)
+	canvases := drawColumn(dc, f.Panels, vg.Points(6))
+	for i, c := range canvases {
+		if i < len(f.PanelLegends) && f.PanelLegends[i] != nil {
+			c.Rectangle = vg.Rectangle{Min: vg.Point{X: right - legendWidth, Y: c.Min.Y}, Max: vg.Point{X: right, Y: c.Max.Y - vg.Points(6)}}
+			f.PanelLegends[i].Draw(c)
+		}
+	}
+}
+
+// legendRight draws legend at the right of dc, top-aligned, and returns
+// the rest of dc to its left.
+func legendRight(dc draw.Canvas, legend *plot.Legend) draw.Canvas {
+	r := legend.Rectangle(dc)
+	w := r.Max.X - r.Min.X + vg.Points(12)
+	legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-w, 0, 0, -vg.Points(6)))
+	return draw.Crop(dc, 0, -w, 0, 0)
+}
+
+// drawColumn draws plots one above the other in dc, their axes aligned,
+// padY apart, and returns each plot's canvas.
+func drawColumn(dc draw.Canvas, plots []*plot.Plot, padY vg.Length) []draw.Canvas {
 	tiles := draw.Tiles{
-		Rows: len(f.Panels), Cols: 1,
+		Rows: len(plots), Cols: 1,
 		PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12),
-		PadY: vg.Points(6),
+		PadY: padY,
 	}
-	grid := make([][]*plot.Plot, len(f.Panels))
-	for i, p := range f.Panels {
+	grid := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
 		grid[i] = []*plot.Plot{p}
 	}
-	canvases := plot.Align(grid, tiles, dc)
-	for i, p := range f.Panels {
-		p.Draw(canvases[i][0])
+	aligned := plot.Align(grid, tiles, dc)
+	canvases := make([]draw.Canvas, len(plots))
+	for i, p := range plots {
+		p.Draw(aligned[i][0])
+		canvases[i] = aligned[i][0]
 	}
+	return canvases
 }
 
 // FigureFormat returns the format a figure file's extension asks for.

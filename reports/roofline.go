@@ -333,11 +333,8 @@ func (r *RooflinePlot) Render(format string) (io.WriterTo, error) {
 	}
 	w, h := r.Size()
 	return renderTitled(format, w, h, r.Title, func(dc draw.Canvas) {
-		rect := legend.Rectangle(dc)
-		lw := rect.Max.X - rect.Min.X + vg.Points(12)
-		legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw, 0, 0, -vg.Points(6)))
-		dc = draw.Crop(dc, vg.Points(6), -lw-vg.Points(12), vg.Points(6), -vg.Points(6))
-		pl.Draw(dc)
+		dc = legendRight(dc, legend)
+		pl.Draw(draw.Crop(dc, vg.Points(6), -vg.Points(12), vg.Points(6), -vg.Points(6)))
 	})
 }
 

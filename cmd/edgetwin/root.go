@@ -80,6 +80,6 @@ memory traffic and L3 miss rates. Start with: edgetwin simulate`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput{err} })
-	root.AddCommand(newSimulate(), newSweep(), newCompare(), newAdvise(), newCalibrate(), newCatalog())
+	root.AddCommand(newSimulate(), newSweep(), newCompare(), newAdvise(), newCalibrate(), newCatalog(), newReport())
 	return root
 }

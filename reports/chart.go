@@ -1,0 +1,19 @@
+package reports
+
+import "io"
+
+// Chart is a figure a review bundle can hold: the data behind it as CSV,
+// and its drawing as png, svg or pdf. PlotData, BarData, StackData,
+// ParetoPlot and RooflinePlot are charts.
+type Chart interface {
+	WriteCSV(w io.Writer) error
+	Render(format string) (io.WriterTo, error)
+}
+
+var (
+	_ Chart = PlotData{}
+	_ Chart = BarData{}
+	_ Chart = StackData{}
+	_ Chart = ParetoPlot{}
+	_ Chart = (*RooflinePlot)(nil)
+)
