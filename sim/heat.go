@@ -32,6 +32,10 @@ type heat struct {
 	order    []string // the units and "dram", in a fixed order for key
 }
 
+// governing reports whether the governor has lowered a clock in this run:
+// from then on it may move them at any poll.
+func (h *heat) governing() bool { return h != nil && h.onset != nil }
+
 // key names the current operating-point caps: runs of a step under equal
 // keys run at equal clocks.
 func (h *heat) key() string {

@@ -28,7 +28,7 @@ import (
 const (
 	warmSteps     = 2
 	minStride     = 4
-	maxStride     = 32
+	maxStride     = 128
 	stepTolerance = 1e-3
 )
 
@@ -66,7 +66,10 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			return nil, err
 		}
 		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.Batch, Seed: c.Seed}
-		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) {
+		// Once the governor is at work, clocks may move at any poll: no
+		// step is skipped, so heat and clocks follow every step, and the
+		// memo answers for the steps it can.
+		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) && !e.heat.governing() {
 			e.touchKVWrites(work)
 			skipped = append(skipped, s)
 			continue
@@ -151,6 +154,16 @@ type memoStep struct {
 // steps of a straight stretch serve every step between them.
 const memoSpan = 2 * maxStride
 
+// The memo extends the line of two steps at one clock setting when they
+// are at least memoMinGap tokens apart, up to memoReach times that gap
+// beyond them: closer steps, or further, would magnify their noise. (A
+// remembered step taken as it is a few tokens away was tried and moved a
+// throttled session's rate by 3%.)
+const (
+	memoMinGap = 8
+	memoReach  = 4
+)
+
 // add remembers a simulated step at context ctx under key.
 func (m stepMemo) add(key string, ctx int, s *simulated) {
 	list := m[key]
@@ -164,34 +177,35 @@ func (m stepMemo) add(key string, ctx int, s *simulated) {
 
 // at returns step index's figures at context ctx under key: the linear
 // interpolation of the remembered steps on either side, when both exist
-// within memoSpan, or the extension of the last two when they are at
-// least maxStride/2 apart and ctx lies no further beyond them than that
-// gap (and memoSpan/2); else nil.
+// within memoSpan, or the extension of the two below it (see memoMinGap);
+// else nil.
 func (m stepMemo) at(key string, ctx, index int) *simulated {
 	list := m[key]
 	i, found := slices.BinarySearchFunc(list, ctx, func(a memoStep, c int) int { return cmp.Compare(a.context, c) })
 	if found {
 		return list[i].step.at(list[i].step, 0, index)
 	}
-	switch {
-	case i > 0 && i < len(list):
+	if i > 0 && i < len(list) && list[i].context-list[i-1].context <= memoSpan {
 		a, b := list[i-1], list[i]
-		if b.context-a.context > memoSpan {
-			return nil
-		}
 		w := float64(ctx-a.context) / float64(b.context-a.context)
 		return a.step.at(b.step, w, index)
-	case i == len(list) && i >= 2:
-		// Beyond the last two: a step's cost grows linearly with its
-		// context away from the capacity edges (nearCliff), so extend
-		// their line, but not far.
-		a, b := list[i-2], list[i-1]
+	}
+	if i >= 2 {
+		// Beyond the steps below: a step's cost grows linearly with its
+		// context away from the capacity edges (nearCliff), so extend the
+		// line from the latest step at least memoMinGap before the last,
+		// but not far.
+		b := list[i-1]
+		j := i - 2
+		for j > 0 && b.context-list[j].context < memoMinGap {
+			j--
+		}
+		a := list[j]
 		gap := b.context - a.context
-		if ctx-b.context > min(gap, memoSpan/2) || gap < maxStride/2 || gap > memoSpan {
-			return nil
+		if ctx-b.context <= min(memoReach*gap, memoSpan/2) && gap >= memoMinGap && gap <= memoSpan {
+			w := float64(ctx-a.context) / float64(b.context-a.context)
+			return a.step.at(b.step, w, index)
 		}
-		w := float64(ctx-a.context) / float64(b.context-a.context)
-		return a.step.at(b.step, w, index)
 	}
 	return nil
 }
