@@ -39,6 +39,10 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	row("decode", "%s   (%d tokens in %s)", rate(d.TokensPerS), d.Tokens, seconds(d.Seconds))
 	if d.MsPerToken.P50 != nil {
 		row("per token", "%.1f ms p50 · %.1f ms p99", *d.MsPerToken.P50, *d.MsPerToken.P99)
+		if sp := d.Spread; sp.StdMs > 0 {
+			row("spread", "σ %.2f ms: context growth %s · clock changes %s · other (MoE routing, fallbacks, cache) %s",
+				sp.StdMs, pct(sp.ContextShare), pct(sp.ClockShare), pct(sp.OtherShare))
+		}
 	}
 	c := r.Compute
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))

@@ -66,7 +66,11 @@ type engine struct {
 	trace     *Trace // nil unless the run records a timeline
 	heat      *heat
 	unitPower map[string]float64 // watts per unit over the last stretch
-	stepSecs  []float64          // how long each decode step took
+	stepSecs  []float64          // how long each decode step took,
+	stepCtx   []int              // after how many tokens of context,
+	stepKey   []string           // at which clocks (heat.key),
+	stepFull  []bool             // and whether it was simulated in full
+	stepBase  int                // context before the current decode's first step
 	memo      stepMemo           // decode steps simulated in full, for reuse
 	stageUnit *hw.Unit           // the unit a pipeline stage runs on, while it runs
 	stopAt    float64            // a session's end, seconds of the run; 0 for one request

@@ -131,6 +131,21 @@ type DecodePhase struct {
 	Phase
 	First10sTokensPerS *float64   `json:"first_10s_tokens_per_s"`
 	MsPerToken         Percentile `json:"ms_per_token"`
+	// Spread says where the per-token latency's variance comes from.
+	Spread Spread `json:"spread"`
+}
+
+// Spread splits the variance of the decode steps' times (the matrix
+// unit's part; the pipeline stages of each token add a constant) by
+// least-squares fits of step time on the context and on the clock setting
+// the governor left: the share each explains (their Shapley values, as
+// the two are correlated) and what neither does — MoE routing, fallbacks,
+// the cache's state.
+type Spread struct {
+	StdMs        float64 `json:"std_ms"`
+	ContextShare float64 `json:"context_share"`
+	ClockShare   float64 `json:"clock_share"`
+	OtherShare   float64 `json:"other_share"`
 }
 
 // Percentile is the spread of a per-token figure.

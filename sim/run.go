@@ -67,6 +67,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	r.Prefill = phase(prompted*cfg.Batch, sum(s.prefills))
 	r.Decode = decodePhase(s.steps, cfg.Batch)
+	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)
 	e.finish(r, e.clock)
 	return r, nil

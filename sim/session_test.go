@@ -107,3 +107,28 @@ func TestChatReset(t *testing.T) {
 		t.Error("no turn reset at the limit")
 	}
 }
+
+// TestSpread: a throttled session's per-token spread comes mostly from
+// the clocks; an unthrottled dense decode's from the growing context.
+func TestSpread(t *testing.T) {
+	sc := &workloads.Scenario{Name: "hot", Kind: workloads.Sustained, Duration: 30, Prompt: 512}
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
+	cfg.Scenario = sc
+	hot, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cool := simulate(t, opts{chip: "snapdragon-8-gen3", prompt: 512, gen: 64})
+	for _, r := range []*Result{hot, cool} {
+		sp := r.Decode.Spread
+		if sum := sp.ContextShare + sp.ClockShare + sp.OtherShare; math.Abs(sum-1) > 1e-9 || sp.StdMs <= 0 {
+			t.Errorf("spread %+v: shares sum to %g", sp, sum)
+		}
+	}
+	if sp := hot.Decode.Spread; sp.ClockShare < 0.5 {
+		t.Errorf("throttled spread %+v: want most of it from the clocks", sp)
+	}
+	if sp := cool.Decode.Spread; sp.ContextShare < 0.9 || sp.ClockShare != 0 {
+		t.Errorf("unthrottled spread %+v: want it from the context", sp)
+	}
+}

@@ -56,6 +56,7 @@ type simulated struct {
 // each step's time.
 func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) float64, base, gen int) ([]float64, error) {
 	c := e.cfg
+	e.stepBase = base
 	steps := make([]float64, gen)
 	var prev, last *simulated
 	var skipped []int
@@ -110,7 +111,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			sample.StartS = e.clock
 			e.st.samples = append(e.st.samples, sample)
 			e.clock += t
-			e.stepSecs = append(e.stepSecs, t)
+			e.noteStep(t, work.Context, key, true)
 			steps[s] = t
 		}
 		if e.stopAt > 0 && e.clock >= e.stopAt {
@@ -133,6 +134,15 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 // as it would simulating every step.
 func (e *engine) endsSoon(last *simulated, pending int) bool {
 	return e.stopAt > 0 && last != nil && e.clock+float64(pending+2)*last.seconds >= e.stopAt
+}
+
+// noteStep keeps a decode step's time, context and clocks for the
+// spread's attribution and the sustained rate.
+func (e *engine) noteStep(seconds float64, ctx int, key string, full bool) {
+	e.stepSecs = append(e.stepSecs, seconds)
+	e.stepCtx = append(e.stepCtx, ctx)
+	e.stepKey = append(e.stepKey, key)
+	e.stepFull = append(e.stepFull, full)
 }
 
 // stepMemo keeps the decode steps a run simulated in full, by the clocks
@@ -292,7 +302,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		L3Util:   ratio(l3, e.l3BW*t),
 	})
 	e.clock += t
-	e.stepSecs = append(e.stepSecs, t)
+	e.noteStep(t, e.stepBase+k, e.heat.key(), false)
 	return t
 }
 
@@ -332,4 +342,90 @@ func (e *engine) fallbackDelta(before map[string]Fallback) map[string]Fallback {
 		d[k] = Fallback{Op: f.Op, Unit: f.Unit, Count: f.Count - b.Count, Seconds: f.Seconds - b.Seconds, CopyBytes: f.CopyBytes - b.CopyBytes}
 	}
 	return d
+}
+
+// minSpreadSteps is the fewest steps simulated in full the spread is
+// measured on.
+const minSpreadSteps = 8
+
+// spread attributes the variance of the decode steps' times to the
+// context (a line through the steps), the clocks (a mean per clock
+// setting) and, what a fit of both leaves, everything else. It
+// reads the steps simulated in full when there are enough of them: an
+// interpolated step lies on a line by construction and would hide the
+// scatter of MoE routing.
+func (e *engine) spread() Spread {
+	var secs []float64
+	var ctxs []int
+	var keys []string
+	for i, full := range e.stepFull {
+		if full {
+			secs, ctxs, keys = append(secs, e.stepSecs[i]), append(ctxs, e.stepCtx[i]), append(keys, e.stepKey[i])
+		}
+	}
+	if len(secs) < minSpreadSteps {
+		secs, ctxs, keys = e.stepSecs, e.stepCtx, e.stepKey
+	}
+	n := len(secs)
+	if n < 2 {
+		return Spread{}
+	}
+	var mean float64
+	for _, t := range secs {
+		mean += t
+	}
+	mean /= float64(n)
+	var total float64
+	for _, t := range secs {
+		total += (t - mean) * (t - mean)
+	}
+	sp := Spread{StdMs: math.Sqrt(total/float64(n)) * 1e3}
+	if total == 0 {
+		return sp
+	}
+	// Residual sum of squares of t = a_g + b·ctx, with one intercept per
+	// group of steps and a common slope: the least-squares fit.
+	rss := func(group func(i int) string, slope bool) float64 {
+		type acc struct{ n, x, y float64 }
+		g := map[string]*acc{}
+		for i := range n {
+			k := group(i)
+			if g[k] == nil {
+				g[k] = &acc{}
+			}
+			g[k].n++
+			g[k].x += float64(ctxs[i])
+			g[k].y += secs[i]
+		}
+		var sxy, sxx float64
+		for i := range n {
+			a := g[group(i)]
+			dx, dy := float64(ctxs[i])-a.x/a.n, secs[i]-a.y/a.n
+			sxy += dx * dy
+			sxx += dx * dx
+		}
+		var b float64
+		if slope {
+			b = ratio(sxy, sxx)
+		}
+		var r float64
+		for i := range n {
+			a := g[group(i)]
+			d := secs[i] - a.y/a.n - b*(float64(ctxs[i])-a.x/a.n)
+			r += d * d
+		}
+		return r
+	}
+	// What each fit explains: the context alone, the clocks alone (a mean
+	// per setting), both. The two are correlated — clocks fall as the
+	// context grows — so each gets the mean of what it adds first and what
+	// it adds second (their Shapley values).
+	key := func(i int) string { return keys[i] }
+	ctxAlone := total - rss(func(int) string { return "" }, true)
+	clkAlone := total - rss(key, false)
+	both := math.Max(math.Max(ctxAlone, clkAlone), total-rss(key, true))
+	sp.ContextShare = (ctxAlone + both - clkAlone) / 2 / total
+	sp.ClockShare = (clkAlone + both - ctxAlone) / 2 / total
+	sp.OtherShare = 1 - both/total
+	return sp
 }
