@@ -27,7 +27,7 @@ func newAdvise() *cobra.Command {
 			return inputErrorf("advise needs a subcommand: advise chip (edgetwin advise --help)")
 		},
 	}
-	cmd.AddCommand(newAdviseChip(), newAdviseCloud())
+	cmd.AddCommand(newAdviseChip(), newAdviseCloud(), newAdviseQuestions())
 	return cmd
 }
 
