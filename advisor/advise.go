@@ -203,7 +203,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 		if j.res == nil {
 			continue
 		}
-		for _, prm := range parameters(p.specs[i], j.res) {
+		for _, prm := range parameters(p.specs[i], j.res, p.cfgs[i].Chip, p.heatMatters(j.res)) {
 			sets := prm.sets(p.specs[i], p.env)
 			cfg, err := p.req.Load(p.req.Candidates[i], sets)
 			if err != nil {
@@ -237,7 +237,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 		rows[i] = p.row(i, base[i], p.specs[i])
 	}
 	for _, o := range owners {
-		e := o.param.elasticity(p.cfgs[o.chip].Chip.Provenance, p.specs[o.chip], p.env)
+		e := o.param.elasticity(p.cfgs[o.chip].Chip.Provenance, p.env)
 		if o.loadErr != nil {
 			e.Err = oneLine(o.loadErr.Error())
 		} else {
@@ -245,7 +245,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 			if s.err != nil {
 				e.Err = oneLine(s.err.Error())
 			} else {
-				e.effects(base[o.chip].res, s.res)
+				e.effects(base[o.chip].res, s.res, p.decisionMetrics(), ambientOf(p.cfgs[o.chip]))
 			}
 		}
 		rows[o.chip].Sensitivity = append(rows[o.chip].Sensitivity, e)
@@ -280,6 +280,42 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 		}
 	}
 	return a, nil
+}
+
+// decisionMetrics are the result keys the requirements and the objective
+// read, in order: the sensitivity reruns report their response too.
+func (p *Plan) decisionMetrics() []string {
+	var out []string
+	add := func(refs []string) {
+		for _, r := range refs {
+			if !strings.HasPrefix(r, chipKey+".") && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	for _, r := range p.requires {
+		add(r.Refs)
+	}
+	add(p.objective.Refs)
+	return out
+}
+
+// heatMatters reports whether the decision can hinge on thermal figures:
+// the run throttled or gives a sustained rate, or the requirements or the
+// objective read a thermal metric.
+func (p *Plan) heatMatters(r *sim.Result) bool {
+	if r.Thermal.ThrottleOnsetS != nil || r.Thermal.SustainedTokensPerS != nil {
+		return true
+	}
+	return slices.ContainsFunc(p.decisionMetrics(), func(m string) bool { return strings.HasPrefix(m, "thermal.") })
+}
+
+// ambientOf is the chip's ambient temperature, °C (0 without a network).
+func ambientOf(c sim.Config) float64 {
+	if c.Chip.Thermal == nil {
+		return 0
+	}
+	return float64(c.Chip.Thermal.Ambient)
 }
 
 type sensOwner struct {

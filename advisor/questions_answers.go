@@ -181,17 +181,11 @@ func ambient(c *hw.Chip) string {
 	return fmt.Sprintf("%.0f °C", float64(c.Thermal.Ambient))
 }
 
-// skinTrip prints the governor's trip on a skin node, "" without one.
+// skinTrip prints the governor's first trip on a skin node, "" without
+// one.
 func skinTrip(c *hw.Chip) string {
-	if c.Thermal == nil || c.Governor == nil {
-		return ""
-	}
-	for _, t := range c.Governor.Trips {
-		for _, n := range c.Thermal.Nodes {
-			if n.Name == t.Node && n.Kind == "skin" {
-				return fmt.Sprintf("at %.0f °C", float64(t.Temp))
-			}
-		}
+	if trips := skinTrips(c); len(trips) > 0 {
+		return fmt.Sprintf("at %.0f °C", float64(c.Governor.Trips[trips[0]].Temp))
 	}
 	return ""
 }
