@@ -114,6 +114,9 @@ func (p *QuestionsPlan) kvAnswer(r qrun) Answer {
 	if res.Decode.TokensPerS != nil {
 		text += fmt.Sprintf("; decode runs at %s tokens/s", FormatNumber(*res.Decode.TokensPerS))
 	}
+	if res.Fidelity == string(sim.Analytic) {
+		text += " (analytic fidelity assumes L3 hits whenever a pass's bytes fit; the tile fidelity simulates the L3)"
+	}
 	return Answer{ID: id, Question: q, Answer: text + ".", Metrics: m, Provenance: prov}
 }
 
@@ -251,7 +254,8 @@ func (p *QuestionsPlan) speedAnswer() Answer {
 // chatAnswer answers "is a 30-turn chat stable?" from the chat run.
 func (p *QuestionsPlan) chatAnswer() Answer {
 	r := p.run(runChat)
-	id, q := "chat-stability", "How stable is a 30-turn chat: first-token and answer latency, and the decode rate of the first turns against the last?"
+	id := "chat-stability"
+	q := fmt.Sprintf("How stable is a %d-turn chat: first-token and answer latency, and the decode rate of the first turns against the last?", r.cfg.Scenario.Turns)
 	prov := append(p.figures("memory.dram.bandwidth", "memory.dram.seq_efficiency", "memory.l3", "units.{unit}.peak.{dt}",
 		"units.{unit}.gemv_efficiency", "units.{unit}.active_power", "thermal", "governor"),
 		Figure{Path: "scenario." + chatScenario, Value: r.cfg.Scenario.Description, Basis: BasisAssumed,
@@ -360,9 +364,12 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 	chip := p.base.Chip
 	var prefixes []string
 	for _, u := range chip.Units {
-		prefixes = append(prefixes, "units."+u.Name+".formats", "units."+u.Name+".ops", "units."+u.Name+".peak")
+		prefixes = append(prefixes, "units."+u.Name+".formats", "units."+u.Name+".ops")
+		if u.Kind == hw.NPU {
+			prefixes = append(prefixes, "units."+u.Name+".peak")
+		}
 	}
-	prov := append(p.figures(append(prefixes, "units.{unit}.fallback_sync")...), p.opsFigures()...)
+	prov := append(p.figures(append(prefixes, "units.{unit}.peak", "units.{unit}.fallback_sync")...), p.opsFigures()...)
 	if r.res == nil {
 		return unanswered(id, q, r, prov)
 	}
