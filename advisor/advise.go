@@ -300,14 +300,20 @@ func (p *Plan) decisionMetrics() []string {
 	return out
 }
 
+// heatLongRun is how long, in seconds, a run must last for heat to matter
+// when it did not throttle: a phone's skin takes minutes to warm.
+const heatLongRun = 60.0
+
 // heatMatters reports whether the decision can hinge on thermal figures:
-// the run throttled or gives a sustained rate, or the requirements or the
-// objective read a thermal metric.
+// the run throttled or gives a sustained rate, or it lasted a minute or
+// more and the requirements or the objective read a thermal metric. A
+// prompt of a few seconds warms nothing a thermal figure would change.
 func (p *Plan) heatMatters(r *sim.Result) bool {
 	if r.Thermal.ThrottleOnsetS != nil || r.Thermal.SustainedTokensPerS != nil {
 		return true
 	}
-	return slices.ContainsFunc(p.decisionMetrics(), func(m string) bool { return strings.HasPrefix(m, "thermal.") })
+	return r.Time.Total >= heatLongRun &&
+		slices.ContainsFunc(p.decisionMetrics(), func(m string) bool { return strings.HasPrefix(m, "thermal.") })
 }
 
 // ambientOf is the chip's ambient temperature, °C (0 without a network).

@@ -40,8 +40,7 @@ type param struct {
 // change: the DRAM's bandwidth, sequential efficiency and random-access
 // penalty, the L3's size and bandwidth, the running unit's peak at its
 // compute dtype and its dispatch cost, and the DMA set-up. When heat
-// matters to the decision (thermal says so: the run throttled or gives a
-// sustained rate, or a requirement reads a thermal metric) also the
+// matters to the decision (thermal says so: see Plan.heatMatters) also the
 // thermal network's resistances to ambient, the skin trip's temperature
 // (its headroom above ambient) and the running unit's active power.
 // Parameters the spec lacks (or gives as 0) are left out.

@@ -104,24 +104,27 @@ func TestThermalVendorQuestion(t *testing.T) {
 	}
 }
 
-// TestNoThermalParametersWhenCool: a short prompt whose requirements read
-// no thermal metric does not pay for thermal reruns.
+// TestNoThermalParametersWhenCool: a short prompt does not pay for
+// thermal reruns, whether or not its requirements read a thermal metric:
+// a few seconds warm nothing a thermal figure would change.
 func TestNoThermalParametersWhenCool(t *testing.T) {
-	p, err := Prepare(Request{
-		Candidates: []string{"seed-c"},
-		Requires:   []string{"decode.tokens_per_s > 1"},
-		Load:       loader(t, "seed-moe-3b"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := p.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range a.Ranking[0].Sensitivity {
-		if strings.HasPrefix(e.Param, "thermal.") || strings.HasPrefix(e.Param, "governor.") || strings.HasSuffix(e.Param, ".active_power") {
-			t.Errorf("thermal parameter %s rerun for a cool single prompt", e.Param)
+	for _, require := range []string{"decode.tokens_per_s > 1", "thermal.skin_peak_c < 45"} {
+		p, err := Prepare(Request{
+			Candidates: []string{"seed-c"},
+			Requires:   []string{require},
+			Load:       loader(t, "seed-moe-3b"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := p.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range a.Ranking[0].Sensitivity {
+			if strings.HasPrefix(e.Param, "thermal.") || strings.HasPrefix(e.Param, "governor.") || strings.HasSuffix(e.Param, ".active_power") {
+				t.Errorf("--require %q: thermal parameter %s rerun for a cool single prompt", require, e.Param)
+			}
 		}
 	}
 }
