@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -111,4 +112,26 @@ func TestAdviseQuestionsBadInput(t *testing.T) {
 			t.Errorf("%s: answer %q, error %q", a.ID, a.Answer, a.Error)
 		}
 	}
+}
+
+// FuzzParseKVSizes: no --kv text makes the parser panic, and the sizes it
+// accepts are finite, positive and at most 16.
+func FuzzParseKVSizes(f *testing.F) {
+	for _, s := range []string{"4MiB,8MiB,16MiB", "1MiB", "0B", "4MiB,,8MiB", "1e400B", "-1MiB", "2 GiB, 3KB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sizes, err := parseKVSizes(s)
+		if err != nil {
+			return
+		}
+		if len(sizes) == 0 || len(sizes) > 16 {
+			t.Fatalf("%q: %d sizes", s, len(sizes))
+		}
+		for _, v := range sizes {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Fatalf("%q: size %v", s, v)
+			}
+		}
+	})
 }
