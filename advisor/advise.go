@@ -174,6 +174,22 @@ type job struct {
 	err error // the run's input error (the model does not fit)
 }
 
+// run simulates the job. The run's input error (the model does not fit)
+// stays with the job; any other error is returned.
+func (j *job) run(ctx context.Context) error {
+	r, err := sim.Run(ctx, j.cfg)
+	var ie *sim.InputError
+	switch {
+	case err == nil:
+		j.res = r
+	case errors.As(err, &ie):
+		j.err = err
+	default:
+		return err
+	}
+	return nil
+}
+
 // Run simulates every candidate (in parallel, results by index, so the
 // advice does not depend on the parallelism), then its sensitivity reruns,
 // and ranks, diagnoses and questions the results. An error is not the
@@ -348,16 +364,8 @@ func (p *Plan) runAll(ctx context.Context, jobs []job) error {
 	for range min(workers, len(jobs)) {
 		wg.Go(func() {
 			for i := range next {
-				j := &jobs[i]
-				r, err := sim.Run(ctx, j.cfg)
-				var ie *sim.InputError
-				switch {
-				case err == nil:
-					j.res = r
-				case errors.As(err, &ie):
-					j.err = err
-				default:
-					cancel(fmt.Errorf("%s: %w", j.cfg.Chip.ID, err))
+				if err := jobs[i].run(ctx); err != nil {
+					cancel(fmt.Errorf("%s: %w", jobs[i].cfg.Chip.ID, err))
 				}
 			}
 		})

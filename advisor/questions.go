@@ -121,11 +121,9 @@ type QuestionsPlan struct {
 
 // qrun is one simulation the answers draw on.
 type qrun struct {
-	id  string
-	kv  float64 // the KV size of an L3 run, bytes
-	cfg sim.Config
-	res *sim.Result
-	err error // the run's input error (the model does not fit)
+	id string
+	kv float64 // the KV size of an L3 run, bytes
+	job
 }
 
 // npuAlternative is the run on a passed-over NPU with a weight format it
@@ -235,7 +233,7 @@ func (p *QuestionsPlan) add(id string, change func(*sim.Config) error) error {
 			return err
 		}
 	}
-	p.runs = append(p.runs, qrun{id: id, cfg: cfg})
+	p.runs = append(p.runs, qrun{id: id, job: job{cfg: cfg}})
 	return nil
 }
 
@@ -261,14 +259,7 @@ func (p *QuestionsPlan) Run(ctx context.Context) (*Answers, error) {
 		if ctx.Err() != nil {
 			return
 		}
-		res, err := sim.Run(ctx, r.cfg)
-		var ie *sim.InputError
-		switch {
-		case err == nil:
-			r.res = res
-		case errors.As(err, &ie):
-			r.err = err
-		default:
+		if err := r.run(ctx); err != nil {
 			cancel(fmt.Errorf("%s run: %w", r.id, err))
 		}
 	})
