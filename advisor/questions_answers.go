@@ -146,8 +146,8 @@ func (p *QuestionsPlan) throttleAnswer() Answer {
 	fmt.Fprintf(&b, "Decoding flat out for %s (%s, %s ambient): ", dur, sustainedScenario, ambient(r.cfg.Chip))
 	if th.ThrottleOnsetS != nil {
 		fmt.Fprintf(&b, "the governor first lowers a clock after %s", units.Approx(*th.ThrottleOnsetS, units.KindDuration))
-		if trip := skinTrip(r.cfg.Chip); trip != "" {
-			fmt.Fprintf(&b, " (skin trip %s)", trip)
+		if trips := tripsReached(r.cfg.Chip, th); len(trips) > 0 {
+			fmt.Fprintf(&b, " (%s reached)", strings.Join(trips, ", "))
 		}
 	} else {
 		b.WriteString("the governor never lowers a clock")
@@ -184,13 +184,31 @@ func ambient(c *hw.Chip) string {
 	return fmt.Sprintf("%.0f °C", float64(c.Thermal.Ambient))
 }
 
-// skinTrip prints the governor's first trip on a skin node, "" without
-// one.
-func skinTrip(c *hw.Chip) string {
-	if trips := skinTrips(c); len(trips) > 0 {
-		return fmt.Sprintf("at %.0f °C", float64(c.Governor.Trips[trips[0]].Temp))
+// tripsReached names the governor's trips whose node's peak reached
+// their temperature: "the skin trip at 42 °C". Nodes other than the
+// hottest junction and skin have no peak in the result and are left out.
+func tripsReached(c *hw.Chip, th sim.Thermal) []string {
+	if c.Thermal == nil || c.Governor == nil {
+		return nil
 	}
-	return ""
+	var out []string
+	for _, t := range c.Governor.Trips {
+		for _, n := range c.Thermal.Nodes {
+			if n.Name != t.Node {
+				continue
+			}
+			peak := th.PeakC
+			if n.Kind == "skin" {
+				peak = th.SkinPeakC
+			} else if n.Kind != "junction" {
+				peak = nil
+			}
+			if text := fmt.Sprintf("the %s trip at %.0f °C", t.Node, float64(t.Temp)); peak != nil && *peak >= float64(t.Temp) && !slices.Contains(out, text) {
+				out = append(out, text)
+			}
+		}
+	}
+	return out
 }
 
 // ttftAnswer answers "how long to the first token, cold and warm?".
