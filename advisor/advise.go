@@ -178,6 +178,22 @@ type job struct {
 	err error // the run's input error (the model does not fit)
 }
 
+// run simulates the job. The run's input error (the model does not fit)
+// stays with the job; any other error is returned.
+func (j *job) run(ctx context.Context) error {
+	r, err := sim.Run(ctx, j.cfg)
+	var ie *sim.InputError
+	switch {
+	case err == nil:
+		j.res = r
+	case errors.As(err, &ie):
+		j.err = err
+	default:
+		return err
+	}
+	return nil
+}
+
 // Run simulates every candidate (in parallel, results by index, so the
 // advice does not depend on the parallelism), then its sensitivity reruns,
 // and ranks, diagnoses and questions the results. An error is not the
@@ -207,7 +223,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 		if j.res == nil || p.req.NoSensitivity {
 			continue
 		}
-		for _, prm := range parameters(p.specs[i], j.res) {
+		for _, prm := range parameters(p.specs[i], j.res, p.cfgs[i].Chip, p.heatMatters(j.res)) {
 			sets := prm.sets(p.specs[i], p.env)
 			cfg, err := p.req.Load(p.req.Candidates[i], sets)
 			if err != nil {
@@ -241,7 +257,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 		rows[i] = p.row(i, base[i], p.specs[i])
 	}
 	for _, o := range owners {
-		e := o.param.elasticity(p.cfgs[o.chip].Chip.Provenance, p.specs[o.chip], p.env)
+		e := o.param.elasticity(p.cfgs[o.chip].Chip.Provenance, p.env)
 		if o.loadErr != nil {
 			e.Err = oneLine(o.loadErr.Error())
 		} else {
@@ -249,7 +265,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 			if s.err != nil {
 				e.Err = oneLine(s.err.Error())
 			} else {
-				e.effects(base[o.chip].res, s.res)
+				e.effects(base[o.chip].res, s.res, p.decisionMetrics(), ambientOf(p.cfgs[o.chip]))
 			}
 		}
 		rows[o.chip].Sensitivity = append(rows[o.chip].Sensitivity, e)
@@ -286,6 +302,48 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	return a, nil
 }
 
+// decisionMetrics are the result keys the requirements and the objective
+// read, in order: the sensitivity reruns report their response too.
+func (p *Plan) decisionMetrics() []string {
+	var out []string
+	add := func(refs []string) {
+		for _, r := range refs {
+			if !strings.HasPrefix(r, chipKey+".") && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	for _, r := range p.requires {
+		add(r.Refs)
+	}
+	add(p.objective.Refs)
+	return out
+}
+
+// heatLongRun is how long, in seconds, a run must last for heat to matter
+// when it did not throttle: a phone's skin takes minutes to warm.
+const heatLongRun = 60.0
+
+// heatMatters reports whether the decision can hinge on thermal figures:
+// the run throttled or gives a sustained rate, or it lasted a minute or
+// more and the requirements or the objective read a thermal metric. A
+// prompt of a few seconds warms nothing a thermal figure would change.
+func (p *Plan) heatMatters(r *sim.Result) bool {
+	if r.Thermal.ThrottleOnsetS != nil || r.Thermal.SustainedTokensPerS != nil {
+		return true
+	}
+	return r.Time.Total >= heatLongRun &&
+		slices.ContainsFunc(p.decisionMetrics(), func(m string) bool { return strings.HasPrefix(m, "thermal.") })
+}
+
+// ambientOf is the chip's ambient temperature, °C (0 without a network).
+func ambientOf(c sim.Config) float64 {
+	if c.Chip.Thermal == nil {
+		return 0
+	}
+	return float64(c.Chip.Thermal.Ambient)
+}
+
 type sensOwner struct {
 	chip    int
 	param   param
@@ -310,16 +368,8 @@ func (p *Plan) runAll(ctx context.Context, jobs []job) error {
 	for range min(workers, len(jobs)) {
 		wg.Go(func() {
 			for i := range next {
-				j := &jobs[i]
-				r, err := sim.Run(ctx, j.cfg)
-				var ie *sim.InputError
-				switch {
-				case err == nil:
-					j.res = r
-				case errors.As(err, &ie):
-					j.err = err
-				default:
-					cancel(fmt.Errorf("%s: %w", j.cfg.Chip.ID, err))
+				if err := jobs[i].run(ctx); err != nil {
+					cancel(fmt.Errorf("%s: %w", jobs[i].cfg.Chip.ID, err))
 				}
 			}
 		})

@@ -1,10 +1,13 @@
 package advisor
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
@@ -23,7 +26,11 @@ const MaterialElasticity = 0.1
 type param struct {
 	path   string  // the --set path, under the chip
 	label  string  // for people
-	factor float64 // the new value is the old × factor
+	factor float64 // the new value is zero + (old − zero) × factor
+	// value is the parameter's figure; zero the point its change scales
+	// from: 0, or the ambient for a trip temperature (its headroom above
+	// the room is what scales).
+	value, zero float64
 	// also are paths scaled by the same factor to keep the spec
 	// consistent (the L3's set count with its size).
 	also []string
@@ -32,9 +39,12 @@ type param struct {
 // parameters lists the parameters a candidate's sensitivity reruns
 // change: the DRAM's bandwidth, sequential efficiency and random-access
 // penalty, the L3's size and bandwidth, the running unit's peak at its
-// compute dtype and its dispatch cost, and the DMA set-up. Parameters the
-// spec lacks (or gives as 0) are left out.
-func parameters(specTree map[string]any, r *sim.Result) []param {
+// compute dtype and its dispatch cost, and the DMA set-up. When heat
+// matters to the decision (thermal says so: see Plan.heatMatters) also the
+// thermal network's resistances to ambient, the skin trip's temperature
+// (its headroom above ambient) and the running unit's active power.
+// Parameters the spec lacks (or gives as 0) are left out.
+func parameters(specTree map[string]any, r *sim.Result, chip *hw.Chip, thermal bool) []param {
 	eff := 1.1
 	if v := number(specTree, "memory.dram.seq_efficiency"); v != nil && *v*eff > 1 {
 		eff = 0.9 // already near 1: look the other way
@@ -61,7 +71,57 @@ func parameters(specTree map[string]any, r *sim.Result) []param {
 	var out []param
 	for _, p := range all {
 		if v := number(specTree, p.path); v != nil && *v > 0 {
+			p.value = *v
 			out = append(out, p)
+		}
+	}
+	if thermal {
+		out = append(out, thermalParameters(specTree, r, chip)...)
+	}
+	return out
+}
+
+// thermalParameters are the heat figures a sustained speed or a skin
+// temperature hinges on: every node's resistance to ambient (+20%), the
+// skin trip's headroom above ambient (+20%) and the active power of the
+// unit that ran the model (+20%).
+func thermalParameters(specTree map[string]any, r *sim.Result, chip *hw.Chip) []param {
+	var out []param
+	if chip.Thermal != nil {
+		for _, n := range chip.Thermal.Nodes {
+			path := "thermal.nodes." + n.Name + ".to_ambient"
+			if v := number(specTree, path); v != nil && *v > 0 {
+				out = append(out, param{path: path, label: n.Name + " resistance to ambient", factor: 1.2, value: *v})
+			}
+		}
+		amb := float64(chip.Thermal.Ambient)
+		for _, i := range skinTrips(chip) {
+			if t := chip.Governor.Trips[i]; float64(t.Temp) > amb {
+				out = append(out, param{path: fmt.Sprintf("governor.trips.%d.temp", i), label: t.Node + " trip temperature",
+					factor: 1.2, value: float64(t.Temp), zero: amb})
+			}
+		}
+	}
+	if r.Unit != "" {
+		path := "units." + r.Unit + ".active_power"
+		if v := number(specTree, path); v != nil && *v > 0 {
+			out = append(out, param{path: path, label: r.Unit + " active power", factor: 1.2, value: *v})
+		}
+	}
+	return out
+}
+
+// skinTrips are the indices of the governor's trips on skin nodes.
+func skinTrips(chip *hw.Chip) []int {
+	if chip.Thermal == nil || chip.Governor == nil {
+		return nil
+	}
+	var out []int
+	for i, t := range chip.Governor.Trips {
+		for _, n := range chip.Thermal.Nodes {
+			if n.Name == t.Node && n.Kind == "skin" {
+				out = append(out, i)
+			}
 		}
 	}
 	return out
@@ -70,8 +130,8 @@ func parameters(specTree map[string]any, r *sim.Result) []param {
 // sets are the --set overrides of the rerun, written exactly in the
 // field's unit.
 func (p param) sets(specTree map[string]any, e *Env) []string {
-	var out []string
-	for _, path := range append([]string{p.path}, p.also...) {
+	out := []string{p.path + "=" + setText(p.zero+(p.value-p.zero)*p.factor, e.Kind(chipKey+"."+p.path))}
+	for _, path := range p.also {
 		v := number(specTree, path)
 		if v == nil {
 			continue
@@ -80,23 +140,26 @@ func (p param) sets(specTree map[string]any, e *Env) []string {
 		if path == "memory.l3.sets" {
 			nv = float64(int64(nv))
 		}
-		var text string
-		if k := e.Kind(chipKey + "." + path); k != 0 {
-			text = units.Format(nv, k)
-		} else {
-			text = strconv.FormatFloat(nv, 'f', -1, 64)
-		}
-		out = append(out, path+"="+text)
+		out = append(out, path+"="+setText(nv, e.Kind(chipKey+"."+path)))
 	}
 	return out
 }
 
+// setText writes a --set value: in the field's unit when it has one, else
+// a plain number (the SI base unit, °C for a temperature).
+func setText(v float64, k units.Kind) string {
+	if k != 0 {
+		return units.Format(v, k)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 // elasticity starts the parameter's record: its value and provenance.
-func (p param) elasticity(prov []spec.Entry, specTree map[string]any, e *Env) Elasticity {
+func (p param) elasticity(prov []spec.Entry, e *Env) Elasticity {
 	step := math.Round((p.factor-1)*1e9) / 1e9 // 0.2, not 0.19999999999999996
-	el := Elasticity{Param: p.path, Label: p.label, Step: step, Kind: e.Kind(chipKey + "." + p.path)}
-	if v := number(specTree, p.path); v != nil {
-		el.Value = *v
+	el := Elasticity{Param: p.path, Label: p.label, Step: step, Kind: e.Kind(chipKey + "." + p.path), Value: p.value}
+	if el.Kind == 0 && strings.HasSuffix(p.path, ".temp") {
+		el.Kind = units.KindTemperature
 	}
 	for _, en := range prov {
 		if en.Path == p.path {
@@ -108,22 +171,34 @@ func (p param) elasticity(prov []spec.Entry, specTree map[string]any, e *Env) El
 	return el
 }
 
-// effects fills the key metrics' response from the baseline and the
-// rerun.
-func (el *Elasticity) effects(base, changed *sim.Result) {
+// effects fills the response of the key metrics, and of the decision's
+// other metrics (extra), from the baseline and the rerun. A temperature
+// (a key ending in _c) changes by its rise above ambient, so that its
+// elasticity to a thermal resistance is near 1 as physics has it.
+func (el *Elasticity) effects(base, changed *sim.Result, extra []string, ambient float64) {
 	bt, err1 := resultTree(base)
 	ct, err2 := resultTree(changed)
 	if err1 != nil || err2 != nil {
 		return
 	}
-	for _, m := range KeyMetrics {
+	metrics := slices.Clone(KeyMetrics)
+	for _, m := range extra {
+		if !slices.Contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	for _, m := range metrics {
 		b, n := number(bt, m), number(ct, m)
-		if b == nil && strings.HasPrefix(m, "thermal.") {
+		if b == nil && (strings.HasPrefix(m, "thermal.") || !slices.Contains(KeyMetrics, m)) {
 			continue
 		}
 		ef := Effect{Metric: m, Base: b, New: n}
-		if b != nil && n != nil && *b != 0 {
-			c := *n / *b - 1
+		zero := 0.0
+		if strings.HasSuffix(m, "_c") {
+			zero = ambient
+		}
+		if b != nil && n != nil && *b != zero {
+			c := (*n-zero)/(*b-zero) - 1
 			ef.Change = &c
 			if el.Step != 0 {
 				x := c / el.Step

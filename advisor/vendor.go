@@ -41,6 +41,18 @@ var asks = []struct {
 	{regexp.MustCompile(`^units\.[^.]+\.peak\.`),
 		"What {DT} throughput does the {UNIT} sustain?",
 		"sustained {DT} {OPS} on a 4096×4096 GEMM at nominal clock"},
+	{regexp.MustCompile(`^units\.[^.]+\.active_power$`),
+		"What power does the {UNIT} draw while it decodes?",
+		"{UNIT} rail power during a memory-bound decode at its top clock, and the skin temperature after 5 minutes of decode at {AMB} ambient"},
+	{regexp.MustCompile(`^thermal\.nodes\.[^.]+\.to_ambient$`),
+		"How well does the device shed heat to the room?",
+		"skin temperature after 5 minutes of decode at {AMB} ambient, and the steady skin temperature at a known SoC power"},
+	{regexp.MustCompile(`^governor\.trips\.[^.]+\.temp$`),
+		"At what skin temperature does the device throttle the {UNIT}, and what clock does it hold there?",
+		"sustained {UNIT} clock at 45 °C skin, and the skin temperature at which the {UNIT} clock first drops, in a 5-minute decode at {AMB} ambient"},
+	{regexp.MustCompile(`^(thermal|governor)\.`),
+		"What is the device's thermal design?",
+		"skin and junction temperatures and the {UNIT} clock over 5 minutes of decode at {AMB} ambient"},
 	{regexp.MustCompile(`^units\.[^.]+\.dispatch$`),
 		"What does dispatching one operator cost on the {UNIT}?",
 		"per-operator dispatch latency of your {UNIT} runtime in a compiled graph"},
@@ -62,6 +74,12 @@ var unitPath = regexp.MustCompile(`^units\.[^.]+\.`)
 // for the vendors, one per measurement, each listing the chips it applies
 // to; the most influential first.
 func vendorQuestions(rows []Row, specs []map[string]any, candidates []string) []Question {
+	ambient := func(i int) string {
+		if v := number(specs[i], "thermal.ambient"); v != nil {
+			return units.Approx(*v, units.KindTemperature)
+		}
+		return "25 °C"
+	}
 	byText := map[string]*Question{}
 	weight := map[string]float64{}
 	for _, r := range rows {
@@ -99,6 +117,7 @@ func vendorQuestions(rows []Row, specs []map[string]any, candidates []string) []
 				"{OPS}", ops,
 				"{KV}", units.Approx(res.Memory.KVBytes, units.KindBytes),
 				"{PATH}", e.Param,
+				"{AMB}", ambient(r.index),
 			)
 			q, m = repl.Replace(q), repl.Replace(m)
 			key := q + "\n" + m

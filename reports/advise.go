@@ -308,6 +308,9 @@ func AdviceTable(w io.Writer, a *advisor.Advice) error {
 	if err := sensitivityTable(w, a.Ranking); err != nil {
 		return err
 	}
+	if err := thermalSensitivityTable(w, a.Ranking); err != nil {
+		return err
+	}
 	paretoText(w, a.Pareto)
 	questionsText(w, a.VendorQuestions)
 	if a.WhatIf != nil {
@@ -521,7 +524,58 @@ func sensitivityTable(w io.Writer, rows []advisor.Row) error {
 	return writeCells(w, cells, map[int]bool{1: true})
 }
 
+// thermalColumns are the heat figures the thermal elasticity table
+// shows, when the advice reran any.
+var thermalColumns = []struct {
+	header string
+	match  func(path string) bool
+}{
+	{"skin R", func(p string) bool { return p == "thermal.nodes.skin.to_ambient" }},
+	{"board R", func(p string) bool { return p == "thermal.nodes.board.to_ambient" }},
+	{"skin trip", func(p string) bool { return strings.HasPrefix(p, "governor.trips.") && strings.HasSuffix(p, ".temp") }},
+	{"active power", func(p string) bool { return strings.HasPrefix(p, "units.") && strings.HasSuffix(p, ".active_power") }},
+}
+
+// thermalSensitivityTable prints, per chip with thermal reruns, the
+// elasticity of the sustained tokens/s and of the skin's rise above
+// ambient to each heat figure.
+func thermalSensitivityTable(w io.Writer, rows []advisor.Row) error {
+	header := []string{"", "chip"}
+	for _, c := range thermalColumns {
+		header = append(header, c.header)
+	}
+	cells := [][]string{header}
+	for _, r := range rows {
+		row := []string{fmt.Sprint(r.Rank), r.SoC}
+		some := false
+		for _, c := range thermalColumns {
+			cell := "—"
+			for _, e := range r.Sensitivity {
+				if c.match(e.Param) {
+					cell, some = metricCell(e, "thermal.sustained_tokens_per_s", "thermal.skin_peak_c"), true
+				}
+			}
+			row = append(row, cell)
+		}
+		if some {
+			cells = append(cells, row)
+		}
+	}
+	if len(cells) == 1 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Thermal sensitivity: elasticity of sustained tokens/s / of the skin's rise above ambient (* an assumed figure):")
+	return writeCells(w, cells, map[int]bool{1: true})
+}
+
 func elasticityCell(e advisor.Elasticity) string {
+	return metricCell(e, "decode.tokens_per_s", "ttft_s")
+}
+
+// metricCell prints the elasticities of two metrics to one parameter,
+// "0.85/−0.02", with * for an assumed figure.
+func metricCell(e advisor.Elasticity, first, second string) string {
 	if e.Err != "" {
 		return "error"
 	}
@@ -536,7 +590,7 @@ func elasticityCell(e advisor.Elasticity) string {
 		}
 		return strings.Replace(fmt.Sprintf("%.2f", v), "-", "−", 1)
 	}
-	cell := el("decode.tokens_per_s") + "/" + el("ttft_s")
+	cell := el(first) + "/" + el(second)
 	if e.Assumed {
 		cell += "*"
 	}

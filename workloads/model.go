@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -407,4 +408,11 @@ func (m Model) WeightBytes(q Quant) float64 {
 // 2 (K and V) * layers * kv_heads * head_dim * bytes per element.
 func (m Model) KVBytesPerToken(kv KVFormat) float64 {
 	return 2 * float64(m.Layers) * float64(m.KVHeads) * float64(m.HeadDimension()) * kv.BytesPerElement()
+}
+
+// ContextForKV is the context, in tokens per sequence, whose KV cache over
+// batch sequences comes closest to bytes: at least 1 token.
+func (m Model) ContextForKV(kv KVFormat, batch int, bytes float64) int {
+	perToken := m.KVBytesPerToken(kv) * float64(max(1, batch))
+	return max(1, int(math.Round(bytes/perToken)))
 }

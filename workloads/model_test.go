@@ -42,6 +42,30 @@ func TestWeightBytesAgainstLlamaBench(t *testing.T) {
 	}
 }
 
+func TestContextForKV(t *testing.T) {
+	l2 := loadModel(t, "llama-2-7b")
+	f16, err := ParseKVFormat("F16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		bytes float64
+		batch int
+		want  int
+		why   string
+	}{
+		{8 * mib, 1, 16, "8 MiB / 512 KiB per token"},
+		{8 * mib, 2, 8, "two sequences share the 8 MiB"},
+		{1.3 * 512 * 1024, 1, 1, "1.3 tokens rounds to 1"},
+		{100, 1, 1, "less than a token is still one token"},
+	} {
+		if got := l2.ContextForKV(f16, tc.batch, tc.bytes); got != tc.want {
+			t.Errorf("ContextForKV(%v B, batch %d) = %d, want %d (%s)", tc.bytes, tc.batch, got, tc.want, tc.why)
+		}
+	}
+}
+
 func TestKVBytesPerToken(t *testing.T) {
 	l2 := loadModel(t, "llama-2-7b")
 	l3 := loadModel(t, "llama-3.1-8b")

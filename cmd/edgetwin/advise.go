@@ -21,13 +21,15 @@ func newAdvise() *cobra.Command {
 		Short: "Recommend hardware for a workload",
 		Long: `advise answers "what should I buy for this workload?".
 
-  advise chip   rank candidate chips against requirements and an objective`,
+  advise chip       rank candidate chips against requirements and an objective
+  advise cloud      device or cloud for a deployment profile
+  advise questions  the standard review questions for one chip and workload`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return inputErrorf("advise needs a subcommand: advise chip (edgetwin advise --help)")
 		},
 	}
-	cmd.AddCommand(newAdviseChip(), newAdviseCloud())
+	cmd.AddCommand(newAdviseChip(), newAdviseCloud(), newAdviseQuestions())
 	return cmd
 }
 
@@ -71,7 +73,9 @@ clause with its margin; a one-line diagnosis of the bottleneck with what
 +20% DRAM bandwidth and 2× peak would give; the elasticity of decode
 tokens/s and TTFT to each uncertain parameter (DRAM bandwidth, sequential
 efficiency and random-read penalty, L3 size and bandwidth, the unit's peak
-and dispatch cost, DMA set-up), from reruns with the figure changed; and,
+and dispatch cost, DMA set-up; when heat can decide — the run throttles or
+gives a sustained rate — also the thermal resistances to ambient, the skin
+trip and the unit's active power), from reruns with the figure changed; and,
 for the parameters that matter (|elasticity| > 0.1) but are only assumed,
 questions for the vendor with the measurement that settles them. Then the
 Pareto front of price against sustained tokens/s where every run gives

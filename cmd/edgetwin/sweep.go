@@ -508,8 +508,7 @@ func (p sweepPoint) config(f *runFlags, axes []axis) (sim.Config, []float64, err
 		values = append(values, v)
 		switch a.field {
 		case fieldKV:
-			perToken := cfg.Model.KVBytesPerToken(cfg.KV) * float64(cfg.Batch)
-			cfg.Prompt = max(1, int(math.Round(v/perToken)))
+			cfg.Prompt = cfg.Model.ContextForKV(cfg.KV, cfg.Batch, v)
 			values = append(values, float64(cfg.Prompt))
 		case fieldCtx:
 			cfg.Prompt = int(v)

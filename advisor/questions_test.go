@@ -1,0 +1,97 @@
+package advisor
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+func TestBasis(t *testing.T) {
+	for _, tc := range []struct{ source, want string }{
+		{"assumed", BasisAssumed},
+		{"assumed: a 12 GiB phone", BasisAssumed},
+		{"derived: clock × 0.4…1.0 at 0.60…0.88 V (assumed)", BasisAssumed},
+		{"derived: 2 × fp32 (azhirnov/cpu-gpu-arch)", BasisCited},
+		{"nextpit.com comparison table (76.8 GB/s)", BasisCited},
+		{"calibrated:fit.yaml", BasisCalibrated},
+		{"--set", BasisSet},
+		{"mychip.yaml:12", BasisGiven},
+	} {
+		if got := Basis(tc.source); got != tc.want {
+			t.Errorf("Basis(%q) = %s, want %s", tc.source, got, tc.want)
+		}
+	}
+}
+
+// TestNPUAlternative: the Snapdragon 8 Gen 3's NPU does not read GGUF's
+// Q4_0 (its formats list INT8, INT4, W4A16, F16), so the questions try it
+// with INT4, the 4-bit format it reads; Q8_0 goes to INT8. seed-c's NPU
+// reads every format, and --unit is the user's choice: no alternative.
+func TestNPUAlternative(t *testing.T) {
+	load := loader(t, "llama-3.2-1b")
+	for _, tc := range []struct {
+		chip, quant, unit string
+		want              string // the alternative's quant, "" for none
+	}{
+		{"snapdragon-8-gen3", "Q4_0", "", "INT4"},
+		{"snapdragon-8-gen3", "Q8_0", "", "INT8"},
+		{"snapdragon-8-gen3", "Q4_0", "gpu", ""},
+		{"seed-c", "Q4_0", "", ""},
+	} {
+		c, err := load(tc.chip, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Quant, err = workloads.ParseQuant(tc.quant); err != nil {
+			t.Fatal(err)
+		}
+		c.Unit = tc.unit
+		got := ""
+		if alt := npuAlternativeFor(c); alt != nil {
+			got = alt.quant
+			if alt.unit != "npu" {
+				t.Errorf("%s %s: alternative on %s", tc.chip, tc.quant, alt.unit)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s %s --unit %q: alternative %q, want %q", tc.chip, tc.quant, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// TestCoverageAnswer: on the Snapdragon 8 Gen 3 with Q4_0 the GPU runs the
+// model; the answer says the NPU is passed over for its formats and what
+// it would do with INT4. Only the runs the answer needs are made.
+func TestCoverageAnswer(t *testing.T) {
+	p, err := PrepareQuestions(QuestionsRequest{SoC: "snapdragon-8-gen3", Load: loader(t, "llama-3.2-1b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.runs {
+		if r := &p.runs[i]; r.id == runBase || r.id == runNPU {
+			if r.res, err = sim.Run(context.Background(), r.cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	a := p.coverageAnswer()
+	for _, want := range []string{"The gpu runs the model's matrix work", "The npu is passed over: its formats (INT8, INT4, W4A16, F16) lack Q4_0",
+		"With INT4 weights, which it reads, the npu would run it"} {
+		if !strings.Contains(a.Answer, want) {
+			t.Errorf("answer lacks %q:\n%s", want, a.Answer)
+		}
+	}
+	found := false
+	for _, f := range a.Provenance {
+		found = found || (f.Path == "units.npu.formats" && f.Basis == BasisCited)
+	}
+	if !found {
+		t.Errorf("the NPU's formats are not among the cited figures: %+v", a.Provenance)
+	}
+	if a.Metrics["npu.decode.tokens_per_s"] == nil {
+		t.Errorf("no decode rate on the NPU: %v", a.Metrics)
+	}
+}

@@ -1,0 +1,130 @@
+package advisor
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// sustainedLoader loads chips as loader does, running the sustained
+// scenario for two minutes (the shortest run with a sustained rate) with
+// extra --set overrides of its own.
+func sustainedLoader(t *testing.T, own ...string) Loader {
+	base := loader(t, "seed-moe-3b")
+	return func(chip string, sets []string) (sim.Config, error) {
+		c, err := base(chip, append(slices.Clone(own), sets...))
+		if err != nil {
+			return c, err
+		}
+		if c.Scenario, err = workloads.LoadScenario("sustained", nil); err != nil {
+			return c, err
+		}
+		c.Duration, c.Unit = 120, "npu"
+		return c, nil
+	}
+}
+
+// TestThermalVendorQuestion: seed-c has no thermal network of its own, so
+// it takes the default phone's, every figure assumed. With its NPU slowed
+// to a few TOPS (so that decode is compute-bound and a lower clock slows
+// it) and drawing 6 W while busy (so that the skin trip throttles it
+// within the two minutes), both set, a requirement on the sustained rate
+// hinges on how well the phone sheds heat: the skin's resistance to
+// ambient gets a material elasticity of the sustained rate (−0.31 when
+// this was written: 15.1 → 14.2 tokens/s for +20%), and the thermal
+// vendor questions fire; the peak, set and not assumed, gets none.
+func TestThermalVendorQuestion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two-minute sustained runs")
+	}
+	hot := []string{"units.npu.active_power=6W", "units.npu.peak.int4=2TOPS", "units.npu.peak.int8=1TOPS", "units.npu.peak.fp16=0.5TFLOPS"}
+	advise := func(t *testing.T, own ...string) *Advice {
+		p, err := Prepare(Request{
+			Candidates: []string{"seed-c"},
+			Requires:   []string{"thermal.sustained_tokens_per_s >= 10"},
+			Load:       sustainedLoader(t, own...),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := p.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	question := func(a *Advice, param string) *Question {
+		for i, q := range a.VendorQuestions {
+			if q.Param == param {
+				return &a.VendorQuestions[i]
+			}
+		}
+		return nil
+	}
+
+	a := advise(t, hot...)
+	r := a.Ranking[0]
+	if r.Result == nil || r.Result.Thermal.ThrottleOnsetS == nil || r.Result.Thermal.SustainedTokensPerS == nil {
+		t.Fatalf("seed-c at 6 W should throttle and give a sustained rate: %+v", r.Result.Thermal)
+	}
+	var skin *Elasticity
+	for k, e := range r.Sensitivity {
+		if e.Param == "thermal.nodes.skin.to_ambient" {
+			skin = &r.Sensitivity[k]
+		}
+	}
+	if skin == nil || !skin.Assumed {
+		t.Fatalf("no assumed skin resistance among the parameters: %+v", r.Sensitivity)
+	}
+	ef := skin.Effect("thermal.sustained_tokens_per_s")
+	// A phone held at its skin trip sheds (trip − ambient) / R: 20% more
+	// resistance leaves less power, so a lower sustained rate.
+	if ef == nil || ef.Elasticity == nil || *ef.Elasticity > -MaterialElasticity {
+		t.Fatalf("elasticity of the sustained rate to the skin's resistance: %+v", ef)
+	}
+	q := question(a, "thermal.nodes.skin.to_ambient")
+	if q == nil || !strings.Contains(q.Measurement, "skin temperature after 5 minutes of decode at 25 °C ambient") {
+		t.Fatalf("no vendor question on the skin resistance: %+v", a.VendorQuestions)
+	}
+	if q.Chips[0].Metric != "thermal.sustained_tokens_per_s" {
+		t.Errorf("the question's metric is %s, want the sustained rate", q.Chips[0].Metric)
+	}
+	if q := question(a, "governor.trips.2.temp"); q == nil || !strings.Contains(q.Measurement, "sustained NPU clock at 45 °C skin") {
+		t.Errorf("no vendor question on the skin trip: %+v", a.VendorQuestions)
+	}
+
+	// The NPU's peak is set, not assumed: however much it matters, no
+	// question asks about it.
+	if q := question(a, "units.*.peak.int8"); q != nil {
+		t.Errorf("a peak given on the command line is asked about: %+v", q)
+	}
+}
+
+// TestNoThermalParametersWhenCool: a short prompt does not pay for
+// thermal reruns, whether or not its requirements read a thermal metric:
+// a few seconds warm nothing a thermal figure would change.
+func TestNoThermalParametersWhenCool(t *testing.T) {
+	for _, require := range []string{"decode.tokens_per_s > 1", "thermal.skin_peak_c < 45"} {
+		p, err := Prepare(Request{
+			Candidates: []string{"seed-c"},
+			Requires:   []string{require},
+			Load:       loader(t, "seed-moe-3b"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := p.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range a.Ranking[0].Sensitivity {
+			if strings.HasPrefix(e.Param, "thermal.") || strings.HasPrefix(e.Param, "governor.") || strings.HasSuffix(e.Param, ".active_power") {
+				t.Errorf("--require %q: thermal parameter %s rerun for a cool single prompt", require, e.Param)
+			}
+		}
+	}
+}
