@@ -100,11 +100,7 @@ func (d TurnData) WriteCSV(w io.Writer) error {
 // share the turn axis.
 func (d TurnData) Plots() ([]*plot.Plot, *plot.Legend, error) {
 	n := len(d.Turns)
-	legend := plot.NewLegend()
-	legend.TextStyle.Font = sans(tickSize)
-	legend.Top, legend.Left = true, true
-	legend.ThumbnailWidth = vg.Points(20)
-	legend.Padding = vg.Points(4)
+	legend := partsLegend()
 
 	bars := plot.New()
 	style(bars)
@@ -234,7 +230,5 @@ func (d TurnData) Render(format string) (io.WriterTo, error) {
 		return nil, err
 	}
 	w, h := d.Size()
-	return renderTitled(format, w, h, d.Title, func(dc draw.Canvas) {
-		drawColumn(legendRight(dc, legend), plots, vg.Points(12))
-	})
+	return renderColumn(format, w, h, d.Title, plots, legend)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/reports"
 )
 
 // tinyReview is a review of two teaching chips that runs in seconds: a
@@ -70,6 +72,9 @@ func TestReport(t *testing.T) {
 		!strings.HasPrefix(rows[0], "turn,cold,truncated,load_s,capture_s") || !strings.HasPrefix(rows[1], "1,true,") || !strings.HasPrefix(rows[2], "2,false,") {
 		t.Errorf("turns.csv:\n%s", turns)
 	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "The review runs the scenario changed from the catalog's: turns=3, answer=16.") {
+		t.Error("report.md: the per-turn caption does not say the chat was changed")
+	}
 	req, _ := os.ReadFile(filepath.Join(out, "requirements-llama-3-2-1b.csv"))
 	if !strings.Contains(string(req), "FAIL") || !strings.Contains(string(req), "decode.tokens_per_s >= 1000") {
 		t.Errorf("requirements:\n%s", req)
@@ -125,5 +130,37 @@ func TestReportBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "photos" }) || len(entries) != 1 {
 		t.Errorf("left in the folder: %v", entries)
+	}
+}
+
+// TestPlanTurnsScenario: the per-turn figure runs the review's first chat
+// scenario with its overrides, or the built-in chat-30 when the review
+// lists none.
+func TestPlanTurnsScenario(t *testing.T) {
+	noChat := strings.Replace(tinyReview, ", {scenario: chat-30, set: [turns=3, answer=16]}", "", 1)
+	for _, c := range []struct {
+		name, review string
+		builtin      bool
+		sets         []string
+	}{
+		{"listed", tinyReview, false, []string{"turns=3", "answer=16"}},
+		{"built-in", noChat, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeReview(t, c.review)
+			data, _ := os.ReadFile(path)
+			rv, err := reports.LoadReview(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planReview(rv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := p.state["turns"].(*turnRuns)
+			if st.scenario.Scenario != "chat-30" || st.builtin != c.builtin || !slices.Equal(st.scenario.Set, c.sets) {
+				t.Errorf("scenario %+v, built-in %v", st.scenario, st.builtin)
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func turnSections(p *reviewPlan) ([]reports.Section, error) {
 		caption += " The context reached its limit and was truncated before turn " + tr + "."
 	}
 	if len(st.scenario.Set) > 0 {
-		caption += " The review changes the scenario (" + strings.Join(st.scenario.Set, ", ") + ") to keep the report quick."
+		caption += " The review runs the scenario changed from the catalog's: " + strings.Join(st.scenario.Set, ", ") + "."
 	}
 	if st.builtin {
 		caption += " The review lists no chat scenario, so this is the built-in " + defaultChat + "."
@@ -76,12 +76,12 @@ func ttftSummary(r *sim.Result) string {
 	var parts []string
 	for _, t := range r.Turns {
 		if t.Cold {
-			parts = append(parts, fmt.Sprintf("%s s on the cold turn %d, loading the model", reports.FormatValue(t.TTFTS, 0), t.Turn))
+			parts = append(parts, fmt.Sprintf("%.3g s on the cold turn %d, loading the model", t.TTFTS, t.Turn))
 			break
 		}
 	}
 	if l := r.TurnLatency; l != nil {
-		parts = append(parts, fmt.Sprintf("%s s median and %s s 95th percentile over the warm turns", reports.FormatValue(l.TTFTP50, 0), reports.FormatValue(l.TTFTP95, 0)))
+		parts = append(parts, fmt.Sprintf("%.3g s median and %.3g s 95th percentile over the warm turns", l.TTFTP50, l.TTFTP95))
 	}
 	if len(parts) == 0 {
 		return "no turn ran"
