@@ -3,7 +3,7 @@ package reports
 import "io"
 
 // Chart is a figure a review bundle can hold: the data behind it as CSV,
-// and its drawing as png, svg or pdf. PlotData, BarData, StackData,
+// and its drawing as png, svg or pdf. PlotData, BarData, StackData, TurnData,
 // ParetoPlot and RooflinePlot are charts.
 type Chart interface {
 	WriteCSV(w io.Writer) error
@@ -14,6 +14,7 @@ var (
 	_ Chart = PlotData{}
 	_ Chart = BarData{}
 	_ Chart = StackData{}
+	_ Chart = TurnData{}
 	_ Chart = ParetoPlot{}
 	_ Chart = (*RooflinePlot)(nil)
 )

@@ -2,7 +2,7 @@
 // table an architect reads first, JSON for scripts, CSV for spreadsheets,
 // gonum/plot figures, timelines, and review reports.
 //
-// A figure is a Chart: its data (PlotData, BarData, StackData,
+// A figure is a Chart: its data (PlotData, BarData, StackData, TurnData,
 // RooflinePlot, ParetoPlot), which prints as CSV, kept apart from its
 // drawing (Render: png, svg or pdf), so tests and scripts read the data
 // and golden files hold the data and the SVG's structure, not pixels.

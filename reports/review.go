@@ -90,6 +90,11 @@ func (s ReviewScenario) Sets() []string {
 	return out
 }
 
+// Load reads the scenario with its overrides, as its runs see it.
+func (s ReviewScenario) Load() (*workloads.Scenario, error) {
+	return workloads.LoadScenario(s.Scenario, mustOverrides(s.Set))
+}
+
 type reviewFile struct {
 	Title        string           `yaml:"title" spec:"required"`
 	Chips        []string         `yaml:"chips" spec:"required"`
@@ -224,7 +229,7 @@ func LoadReview(file string, data []byte) (*Review, error) {
 				return nil, doc.Errorf(path+".set."+strconv.Itoa(j), "write %s without the scenario. prefix: these overrides are the scenario's own", o.Path)
 			}
 		}
-		if _, err := workloads.LoadScenario(s.Scenario, mustOverrides(s.Set)); err != nil {
+		if _, err := s.Load(); err != nil {
 			return nil, doc.Errorf(path, "%v", err)
 		}
 		r.Scenarios = append(r.Scenarios, s)

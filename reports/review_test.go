@@ -25,7 +25,8 @@ func TestLoadReviewExample(t *testing.T) {
 	if len(r.Chips) < 3 || len(r.Models) != 2 || r.Models[1].Model != "llama-2-7b" || r.Models[1].Quant != "Q4_0" || r.Models[0].KVDtype != "F16" {
 		t.Errorf("chips %v, models %+v", r.Chips, r.Models)
 	}
-	if len(r.Scenarios) != 1 || r.Scenarios[0].Label() != "sustained, 2 min" || !slices.Equal(r.Scenarios[0].Sets(), []string{"scenario.context_limit=2048"}) {
+	if len(r.Scenarios) != 2 || r.Scenarios[0].Label() != "sustained, 2 min" || !slices.Equal(r.Scenarios[0].Sets(), []string{"scenario.context_limit=2048"}) ||
+		r.Scenarios[1].Label() != "chat-30" || !slices.Equal(r.Scenarios[1].Sets(), []string{"scenario.turns=10"}) {
 		t.Errorf("scenarios %+v", r.Scenarios)
 	}
 	if r.Fidelity != "tile" || r.Prompt != 512 || r.Gen != 128 || r.Batch != 1 || r.Seed != 1 || !slices.Equal(r.Contexts, defaultContexts) {

@@ -97,11 +97,7 @@ func (d StackData) Plots() ([]*plot.Plot, *plot.Legend, error) {
 	for i, l := range d.Labels {
 		names[n-1-i] = l // the first chip on top
 	}
-	legend := plot.NewLegend()
-	legend.TextStyle.Font = sans(tickSize)
-	legend.Top, legend.Left = true, true
-	legend.ThumbnailWidth = vg.Points(20)
-	legend.Padding = vg.Points(4)
+	legend := partsLegend()
 	var plots []*plot.Plot
 	for pi, p := range d.Panels {
 		pl := newBarPlot(p.Label)
@@ -169,7 +165,24 @@ func (d StackData) Render(format string) (io.WriterTo, error) {
 		return nil, err
 	}
 	w, h := d.Size()
-	return renderTitled(format, w, h, d.Title, func(dc draw.Canvas) {
+	return renderColumn(format, w, h, d.Title, plots, legend)
+}
+
+// partsLegend is the legend of a stacked figure's parts, drawn at its
+// right.
+func partsLegend() plot.Legend {
+	legend := plot.NewLegend()
+	legend.TextStyle.Font = sans(tickSize)
+	legend.Top, legend.Left = true, true
+	legend.ThumbnailWidth = vg.Points(20)
+	legend.Padding = vg.Points(4)
+	return legend
+}
+
+// renderColumn draws a w×h figure as png, svg or pdf: the title, the
+// plots one above the other and the legend at their right.
+func renderColumn(format string, w, h vg.Length, title string, plots []*plot.Plot, legend *plot.Legend) (io.WriterTo, error) {
+	return renderTitled(format, w, h, title, func(dc draw.Canvas) {
 		drawColumn(legendRight(dc, legend), plots, vg.Points(12))
 	})
 }

@@ -157,6 +157,7 @@ var reportFigures = []reportFigure{
 	{"thermal", nil, thermalSections},
 	{"power-cliff", planPowerCliff, powerCliffSections},
 	{"time-per-token", planTimeParts, timePartsSections},
+	{"turns", planTurns, turnSections},
 }
 
 // planReview loads every chip and model of the review, compiles its

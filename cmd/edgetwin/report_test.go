@@ -6,15 +6,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/reports"
 )
 
 // tinyReview is a review of two teaching chips that runs in seconds: a
-// short prompt, two contexts, a 30 s session on a hot day.
+// short prompt, two contexts, a 30 s session on a hot day, and a chat of
+// three turns for the per-turn figure.
 const tinyReview = `title: Teaching chips review
 chips: [seed-a, seed-c]
 models: [{model: llama-3.2-1b, quant: Q4_0}]
 workload: {prompt: 64, gen: 16}
-scenarios: [{scenario: sustained, duration: 10s, set: [context_limit=256, prompt=64]}]
+scenarios: [{scenario: sustained, duration: 10s, set: [context_limit=256, prompt=64]}, {scenario: chat-30, set: [turns=3, answer=16]}]
 set: [thermal.ambient=40C]
 contexts: [64, 256]
 requirements: ['ttft_s < 2', 'decode.tokens_per_s >= 1000']
@@ -44,10 +47,10 @@ func TestReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "8 figures") {
+	if !strings.Contains(stdout, "9 figures") {
 		t.Errorf("stdout %q", stdout)
 	}
-	for _, id := range []string{"compare-llama-3-2-1b", "pareto-llama-3-2-1b", "roofline", "context", "kv-policy", "thermal", "power-cliff", "time-per-token"} {
+	for _, id := range []string{"compare-llama-3-2-1b", "pareto-llama-3-2-1b", "roofline", "context", "kv-policy", "thermal", "power-cliff", "time-per-token", "turns"} {
 		for _, ext := range []string{".svg", ".png", ".csv"} {
 			if st, err := os.Stat(filepath.Join(out, id+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("%s%s: %v", id, ext, err)
@@ -60,8 +63,17 @@ func TestReport(t *testing.T) {
 		}
 	}
 	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
-	if n := strings.Count(string(page), `<img src="data:image/svg`); n != 8 {
-		t.Errorf("index.html embeds %d figures, want 8", n)
+	if n := strings.Count(string(page), `<img src="data:image/svg`); n != 9 {
+		t.Errorf("index.html embeds %d figures, want 9", n)
+	}
+	// The chat's three turns, the first cold: it loads the model.
+	turns, _ := os.ReadFile(filepath.Join(out, "turns.csv"))
+	if rows := strings.Split(strings.TrimSpace(string(turns)), "\n"); len(rows) != 4 ||
+		!strings.HasPrefix(rows[0], "turn,cold,truncated,load_s,capture_s") || !strings.HasPrefix(rows[1], "1,true,") || !strings.HasPrefix(rows[2], "2,false,") {
+		t.Errorf("turns.csv:\n%s", turns)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "The review runs the scenario changed from the catalog's: turns=3, answer=16.") {
+		t.Error("report.md: the per-turn caption does not say the chat was changed")
 	}
 	req, _ := os.ReadFile(filepath.Join(out, "requirements-llama-3-2-1b.csv"))
 	if !strings.Contains(string(req), "FAIL") || !strings.Contains(string(req), "decode.tokens_per_s >= 1000") {
@@ -118,5 +130,37 @@ func TestReportBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "photos" }) || len(entries) != 1 {
 		t.Errorf("left in the folder: %v", entries)
+	}
+}
+
+// TestPlanTurnsScenario: the per-turn figure runs the review's first chat
+// scenario with its overrides, or the built-in chat-30 when the review
+// lists none.
+func TestPlanTurnsScenario(t *testing.T) {
+	noChat := strings.Replace(tinyReview, ", {scenario: chat-30, set: [turns=3, answer=16]}", "", 1)
+	for _, c := range []struct {
+		name, review string
+		builtin      bool
+		sets         []string
+	}{
+		{"listed", tinyReview, false, []string{"turns=3", "answer=16"}},
+		{"built-in", noChat, true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeReview(t, c.review)
+			data, _ := os.ReadFile(path)
+			rv, err := reports.LoadReview(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planReview(rv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := p.state["turns"].(*turnRuns)
+			if st.scenario.Scenario != "chat-30" || st.builtin != c.builtin || !slices.Equal(st.scenario.Set, c.sets) {
+				t.Errorf("scenario %+v, built-in %v", st.scenario, st.builtin)
+			}
+		})
 	}
 }
