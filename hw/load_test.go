@@ -95,6 +95,8 @@ func TestBadChips(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", []string{"x.yaml:1", "mapping"}},
 		{"overflowing int", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: 99999999999999999999,", 1), []string{"x.yaml:5", "units.npu.cores"}},
 		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
+		{"efficiency by format above 1", strings.Replace(minimal, "kind: npu,", "kind: npu, gemv_efficiency_by: {q4_0: 1.5},", 1), []string{"x.yaml:5", "units.npu.gemv_efficiency_by.q4_0", "(0, 1]"}},
+		{"efficiency by bad format", strings.Replace(minimal, "kind: npu,", "kind: npu, gemm_efficiency_by: {Q4_0: 0.5},", 1), []string{"x.yaml:5", "units.npu.gemm_efficiency_by.Q4_0", "lower-case"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.src

@@ -16,9 +16,10 @@ func newCalibrate() *cobra.Command {
 		Short: "Tie the twin to measurements of real kernels and models",
 		Long: `calibrate turns measurements into records edgetwin can fit its uncertain
 parameters to. import reads what people already run (llama.cpp's llama-bench);
-probe and fit are still to come.`,
+fit turns records into a calibration overlay, and validate measures
+how well the twin predicts them.`,
 	}
-	cmd.AddCommand(newCalibrateImport())
+	cmd.AddCommand(newCalibrateImport(), newCalibrateFit(), newCalibrateValidate())
 	return cmd
 }
 
