@@ -2,9 +2,11 @@ package calibrate
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,14 +14,16 @@ import (
 
 // appleData is the shared public llama-bench table of the Apple M1 and M2
 // families (copied from the project's shared/data; source: llama.cpp discussion 4167).
-const appleData = "../examples/calibration/llamacpp-apple-m1-m2.json"
+const appleData = "examples/calibration/llamacpp-apple-m1-m2.json"
 
 var gpuInfo = regexp.MustCompile(`^Apple (M[12])( Pro| Max| Ultra)? \((\d+)-core GPU\)$`)
 
 // appleRecords imports the shared table, each row on the datasheet chip
 // file of its GPU variant under examples/calibration/apple/, and splits
-// the records into the M1 and the M2 family.
-func appleRecords(t testing.TB) (m1, m2 []Record) {
+// the records into the M1 and the M2 family. It moves the test to the
+// repository's root, where the records' paths start.
+func appleRecords(t *testing.T) (m1, m2 []Record) {
+	t.Chdir("..")
 	data, err := os.ReadFile(appleData)
 	if err != nil {
 		t.Skipf("no public data: %v", err)
@@ -28,25 +32,45 @@ func appleRecords(t testing.TB) (m1, m2 []Record) {
 	if err := json.Unmarshal(data, &rows); err != nil {
 		t.Fatal(err)
 	}
+	// The table is printed one row a block, each opening with "{" alone on
+	// its line: a record's source is that line.
+	var rowLine []int
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "{" {
+			rowLine = append(rowLine, i+1)
+		}
+	}
+	if len(rowLine) != len(rows) {
+		t.Fatalf("%d row openings for %d rows", len(rowLine), len(rows))
+	}
 	groups := map[string][]map[string]any{}
+	lines := map[string][]int{}
 	var order []string
-	for _, r := range rows {
+	for k, r := range rows {
 		g, _ := r["gpu_info"].(string)
 		m := gpuInfo.FindStringSubmatch(g)
 		if m == nil {
 			t.Fatalf("unknown gpu_info %q", g)
 		}
-		file := filepath.Join("..", "examples", "calibration", "apple", fmt.Sprintf("apple-%s%s-%sc.yaml", strings.ToLower(m[1]), strings.ToLower(strings.ReplaceAll(m[2], " ", "-")), m[3]))
+		file := filepath.Join("examples", "calibration", "apple", fmt.Sprintf("apple-%s%s-%sc.yaml", strings.ToLower(m[1]), strings.ToLower(strings.ReplaceAll(m[2], " ", "-")), m[3]))
 		if _, ok := groups[file]; !ok {
 			order = append(order, file)
 		}
 		groups[file] = append(groups[file], r)
+		lines[file] = append(lines[file], rowLine[k])
 	}
 	for _, file := range order {
 		part, _ := json.Marshal(groups[file])
-		recs, skips, err := Import(appleData, part, ImportOptions{SoC: file})
-		if err != nil || len(skips) > 0 {
+		digest, err := DigestFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, skips, err := Import(appleData, part, ImportOptions{SoC: file, SoCDigest: digest})
+		if err != nil || len(skips) > 0 || len(recs) != len(lines[file]) {
 			t.Fatalf("%s: %v %v", file, err, skips)
+		}
+		for i := range recs {
+			recs[i].Source = fmt.Sprintf("%s:%d", appleData, lines[file][i])
 		}
 		if strings.Contains(file, "apple-m1") {
 			m1 = append(m1, recs...)
@@ -55,4 +79,38 @@ func appleRecords(t testing.TB) (m1, m2 []Record) {
 		}
 	}
 	return m1, m2
+}
+
+var regen = flag.Bool("regen", false, "rewrite golden files and the example record files")
+
+// TestAppleRecordFiles keeps examples/calibration/m1.jsonl and m2.jsonl,
+// the records the README's commands fit and validate, equal to what the
+// importer makes of the public table (go test ./calibrate -run
+// TestAppleRecordFiles -regen rewrites them).
+func TestAppleRecordFiles(t *testing.T) {
+	m1, m2 := appleRecords(t)
+	for name, recs := range map[string][]Record{"m1.jsonl": m1, "m2.jsonl": m2} {
+		path := filepath.Join("examples", "calibration", name)
+		if *regen {
+			w, err := Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if err := w.Write(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, warns, err := ReadFile(path)
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%s: %v %v (run with -regen to create it)", path, err, warns)
+		}
+		if !reflect.DeepEqual(got, recs) {
+			t.Errorf("%s differs from the import of the public table; run with -regen", path)
+		}
+	}
 }

@@ -174,7 +174,8 @@ func ParseOverlay(file string, data []byte) (*Overlay, error) {
 		p := &o.Params[i]
 		at := "params." + strconv.Itoa(i)
 		if err := p.check(); err != nil {
-			return nil, doc.Errorf(at+"."+err.field, "%s", err.msg)
+			// The entry's line: the field may be the one that is missing.
+			return nil, &spec.Error{File: file, Line: doc.Line(at), Path: at + "." + err.field, Msg: err.msg}
 		}
 		if prev, dup := seen[p.Key()]; dup {
 			return nil, doc.Errorf(at, "%s is given twice (also at %s)", p.Key(), prev)

@@ -133,19 +133,19 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	}
 	chip, err := ov.Load(w.soc, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	m, err := p.model(w.model)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	q, err := workloads.ParseQuant(w.quant)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	kv, err := workloads.ParseKVFormat(w.kv)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unitFor(chip, w.gpu),
 		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}

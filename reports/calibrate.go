@@ -75,7 +75,7 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	fmt.Fprintln(tw, "parameter\tfitted\t± 1σ\tbefore\t")
 	for _, p := range fit.Params {
 		if !p.Identified {
-			fmt.Fprintf(tw, "%s\t(not determined by these records: left out)\t\t\t\n", p.Key())
+			fmt.Fprintf(tw, "%s\tnot determined by these records: left out\t\t\t\n", p.Key())
 			continue
 		}
 		se := p.Stderr
@@ -84,7 +84,11 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", p.Key(), p.Value, se, num(p.Before))
 	}
-	fmt.Fprintln(tw, "\t\t\t\t")
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "record\tchip\tquant\tmeasured\tpredicted\tresidual\t")
 	for _, r := range fit.Residuals {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", r.Record.Source, chipName(r.Record.SoC), r.Record.Quant,
