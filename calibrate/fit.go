@@ -16,10 +16,10 @@ import (
 )
 
 // DefaultFitParams are the parameters a fit chooses among when none are
-// named: compute efficiency by unit kind, weight format and GEMM/GEMV,
-// DRAM sequential efficiency by memory type, and the dispatch cost per
-// operator by unit kind.
-var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "seq_efficiency", "dispatch"}
+// named: compute efficiency by unit kind, weight format and GEMM/GEMV, the
+// unit's on-chip (SRAM) bandwidth and dispatch cost by unit kind, DRAM
+// sequential efficiency by memory type, and the DMA set-up per transfer.
+var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "dma_setup"}
 
 // FitOptions configure [FitRecords].
 type FitOptions struct {
@@ -136,6 +136,7 @@ func candidates(r recInfo, names []string) []Param {
 	}
 	add("dispatch", r.unitKind, "", "")
 	add("fallback_sync", r.unitKind, "", "")
+	add("sram_bandwidth", r.unitKind, "", "")
 	add("seq_efficiency", "", "", r.memory)
 	add("random_penalty", "", "", r.memory)
 	add("dram_latency", "", "", r.memory)
@@ -155,6 +156,8 @@ func before(c *hw.Chip, p Param, unit string) float64 {
 		return float64(u.Dispatch)
 	case "fallback_sync":
 		return float64(u.FallbackSync)
+	case "sram_bandwidth":
+		return float64(u.SRAMBandwidth)
 	case "seq_efficiency":
 		return float64(c.Memory.DRAM.SeqEfficiency)
 	case "random_penalty":
@@ -320,8 +323,8 @@ func (p *problem) minimize(theta0 []float64) ([]float64, float64, error) {
 		},
 	}
 	settings := &optimize.Settings{
-		MajorIterations: 40,
-		Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-6, Iterations: 3},
+		MajorIterations: 25,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-5, Iterations: 2},
 	}
 	res, err := optimize.Minimize(prob, theta0, settings, &optimize.Newton{})
 	if p.lastErr != nil {
@@ -500,11 +503,16 @@ func (p *problem) correct(target *Predictor, theta []float64) (float64, error) {
 // identified parameters, carried to the value by the transform's slope.
 func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]float64) []FitParam {
 	n, k := J.Dims()
+	// A parameter is determined when the residuals depend on its value;
+	// one pushed to a bound of its range has a flat θ-scale column (the
+	// logistic saturates), so the test is on the value's scale.
 	var ids []int
 	var maxNorm float64
 	norms := make([]float64, k)
 	for j := range k {
-		norms[j] = mat.Norm(J.ColView(j), 2)
+		if s := dxdTheta(p.defs[j], theta[j]); s > 0 {
+			norms[j] = mat.Norm(J.ColView(j), 2) / s * fromTheta(p.defs[j], theta[j])
+		}
 		maxNorm = math.Max(maxNorm, norms[j])
 	}
 	for j := range k {

@@ -36,7 +36,7 @@ type Overlay struct {
 // kind (and for the efficiencies optionally a weight storage format), a
 // DRAM type, or every chip.
 type Param struct {
-	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|fallback_sync|seq_efficiency|random_penalty|dram_latency|dma_setup"`
+	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|fallback_sync|sram_bandwidth|seq_efficiency|random_penalty|dram_latency|dma_setup"`
 	UnitKind string `yaml:"unit_kind,omitempty" spec:"oneof=npu|gpu|cpu|dsp"`
 	// Dtype is the weights' storage format (q4_0, q8_0, f16, …) an
 	// efficiency is for; empty, the unit's scalar efficiency.
@@ -80,6 +80,7 @@ var paramDefs = []paramDef{
 	{name: "gemv_efficiency", scope: unitScope, path: "gemv_efficiency", byFormat: "gemv_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1},
 	{name: "dispatch", scope: unitScope, path: "dispatch", kind: units.KindDuration, lo: 1e-9, hi: 1e-2, log: true},
 	{name: "fallback_sync", scope: unitScope, path: "fallback_sync", kind: units.KindDuration, lo: 1e-9, hi: 1e-1, log: true},
+	{name: "sram_bandwidth", scope: unitScope, path: "sram_bandwidth", kind: units.KindByteRate, lo: 1e9, hi: 1e14, log: true},
 	{name: "seq_efficiency", scope: memoryScope, path: "memory.dram.seq_efficiency", kind: units.KindFraction, lo: 0, hi: 1},
 	{name: "random_penalty", scope: memoryScope, path: "memory.dram.random_penalty", lo: 1, hi: 100, log: true},
 	{name: "dram_latency", scope: memoryScope, path: "memory.dram.latency", kind: units.KindDuration, lo: 1e-9, hi: 1e-5, log: true},
