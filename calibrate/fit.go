@@ -31,7 +31,7 @@ type FitOptions struct {
 	// corrected, record by record, by the ratio of the two fidelities at
 	// the current parameters, and repeats until that ratio settles.
 	Fidelity sim.Fidelity
-	// Starts is the number of starting points (default 3): the defaults,
+	// Starts is the number of starting points (default 2): the defaults,
 	// then points displaced both ways on the transformed scale.
 	Starts int
 	// Workers bounds concurrent simulations; 0 means GOMAXPROCS.
@@ -59,6 +59,9 @@ type FitParam struct {
 	// parameter at the fitted point; such a parameter is left out of the
 	// overlay.
 	Identified bool
+	// AtBound is true when the fit pushed the parameter to the edge of its
+	// range: the records want it further than the model allows.
+	AtBound bool
 }
 
 // Residual is one record's fit: measured and predicted in the record's
@@ -326,7 +329,9 @@ func (p *problem) minimize(theta0 []float64) ([]float64, float64, error) {
 		MajorIterations: 25,
 		Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-5, Iterations: 2},
 	}
-	res, err := optimize.Minimize(prob, theta0, settings, &optimize.Newton{})
+	// Backtracking asks only for function values: a trial step costs one
+	// run per record, not a Jacobian.
+	res, err := optimize.Minimize(prob, theta0, settings, &optimize.Newton{Linesearcher: &optimize.Backtracking{}})
 	if p.lastErr != nil {
 		return nil, 0, p.lastErr
 	}
@@ -347,7 +352,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		opt.Fidelity = sim.Tile
 	}
 	if opt.Starts <= 0 {
-		opt.Starts = 3
+		opt.Starts = 2
 	}
 	names := opt.Params
 	if len(names) == 0 {
@@ -359,17 +364,11 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		}
 	}
 	fit := &Fit{}
-	var use []Record
-	for _, r := range recs {
-		if ok, why := Predictable(r); !ok {
-			fit.Skipped = append(fit.Skipped, Unused{Record: r, Reason: why})
-			continue
-		}
-		use = append(use, r)
+	use, skipped, err := predictable(recs, "fit")
+	if err != nil {
+		return nil, err
 	}
-	if len(use) == 0 {
-		return nil, &InputError{Msg: "no record the simulator can predict: fit needs prefill or decode records"}
-	}
+	fit.Skipped = skipped
 	fast := NewPredictor(sim.Analytic)
 	fast.Workers = opt.Workers
 	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
@@ -449,6 +448,22 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	return fit, nil
 }
 
+// predictable splits records into those the simulator can predict and the
+// rest with the reason; none predictable is an error for verb.
+func predictable(recs []Record, verb string) (use []Record, skipped []Unused, err error) {
+	for _, r := range recs {
+		if ok, why := Predictable(r); !ok {
+			skipped = append(skipped, Unused{Record: r, Reason: why})
+			continue
+		}
+		use = append(use, r)
+	}
+	if len(use) == 0 {
+		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill or decode records"}
+	}
+	return use, skipped, nil
+}
+
 // multiStart minimises from θ0 and, for starts > 1, from points displaced
 // by ±1 on the transformed scale (alternating by parameter), keeping the
 // best.
@@ -503,20 +518,24 @@ func (p *problem) correct(target *Predictor, theta []float64) (float64, error) {
 // identified parameters, carried to the value by the transform's slope.
 func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]float64) []FitParam {
 	n, k := J.Dims()
-	// A parameter is determined when the residuals depend on its value;
-	// one pushed to a bound of its range has a flat θ-scale column (the
-	// logistic saturates), so the test is on the value's scale.
+	// A parameter is determined when the residuals depend on it. One
+	// pushed to a bound of its range has a flat column (the logistic
+	// saturates) and is kept at the bound, with no uncertainty.
 	var ids []int
 	var maxNorm float64
 	norms := make([]float64, k)
+	atBound := make([]bool, k)
 	for j := range k {
+		u := 1 / (1 + math.Exp(-theta[j]))
+		atBound[j] = u < 1e-3 || u > 1-1e-3
+		// On the value's relative scale, so parameters compare.
 		if s := dxdTheta(p.defs[j], theta[j]); s > 0 {
 			norms[j] = mat.Norm(J.ColView(j), 2) / s * fromTheta(p.defs[j], theta[j])
 		}
 		maxNorm = math.Max(maxNorm, norms[j])
 	}
 	for j := range k {
-		if norms[j] > 1e-6*maxNorm && norms[j] > 1e-9 {
+		if !atBound[j] && norms[j] > 1e-6*maxNorm && norms[j] > 1e-9 {
 			ids = append(ids, j)
 		}
 	}
@@ -549,9 +568,10 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			se = 0
 		}
 		out[j] = FitParam{
-			Param:      NewParam(par.Param, par.UnitKind, par.Dtype, par.Memory, v, se),
+			Param:      newParam(par.Param, par.UnitKind, par.Dtype, par.Memory, v, se, 5),
 			Before:     beforeOf[par.Key()],
-			Identified: slices.Contains(ids, j),
+			Identified: slices.Contains(ids, j) || atBound[j],
+			AtBound:    atBound[j],
 		}
 	}
 	return out

@@ -117,25 +117,35 @@ func (p Param) Float() float64 { return p.value }
 // StderrFloat is its uncertainty in SI units; 0 when not known.
 func (p Param) StderrFloat() float64 { return p.stderr }
 
-// NewParam makes a parameter from SI values, formatted as an overlay file
-// writes them. The name must be one of the overlay's parameters.
+// NewParam makes a parameter from SI values, printed exactly (so the
+// value a chip receives is the value given). The name must be one of the
+// overlay's parameters.
 func NewParam(name, unitKind, dtype, memory string, value, stderr float64) Param {
+	return newParam(name, unitKind, dtype, memory, value, stderr, -1)
+}
+
+// newParam prints value with digits significant digits (-1: exactly) and
+// stderr with two.
+func newParam(name, unitKind, dtype, memory string, value, stderr float64, digits int) Param {
 	def := defOf(name)
 	if def == nil {
 		panic("calibrate: unknown overlay parameter " + name)
 	}
-	p := Param{Param: name, UnitKind: unitKind, Dtype: dtype, Memory: memory, value: value, stderr: stderr}
-	p.Value = formatQuantity(value, def.kind)
+	p := Param{Param: name, UnitKind: unitKind, Dtype: dtype, Memory: memory}
+	p.Value = formatQuantity(value, def.kind, digits)
+	p.value, _ = parseQuantity(p.Value, def.kind)
 	if stderr > 0 {
-		p.Stderr = formatQuantity(stderr, def.kind)
+		p.Stderr = formatQuantity(stderr, def.kind, 2)
+		p.stderr, _ = parseQuantity(p.Stderr, def.kind)
 	}
 	return p
 }
 
-// formatQuantity prints v with four significant digits in kind's unit (a
-// plain number for fractions and factors).
-func formatQuantity(v float64, k units.Kind) string {
-	num := strconv.FormatFloat(v, 'g', 4, 64)
+// formatQuantity prints v rounded to digits significant digits (-1: as
+// many as it takes to read back exactly) in kind's unit, a plain number for
+// fractions and factors.
+func formatQuantity(v float64, k units.Kind, digits int) string {
+	num := strconv.FormatFloat(v, 'g', digits, 64)
 	if k == 0 || k == units.KindFraction {
 		return num
 	}
@@ -297,7 +307,7 @@ func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
 	var out []spec.Override
 	for _, p := range o.Params {
 		def := defOf(p.Param)
-		value := formatQuantity(p.value, def.kind)
+		value := formatQuantity(p.value, def.kind, -1)
 		switch def.scope {
 		case unitScope:
 			for _, u := range shape.Units {

@@ -75,16 +75,12 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 	if opt.Overlay != nil {
 		v.Calibration = opt.Overlay.File()
 	}
-	var use []Record
-	for _, r := range recs {
-		if ok, why := Predictable(r); !ok {
-			v.Skipped = append(v.Skipped, SkippedRecord{Source: r.Source, Reason: why})
-			continue
-		}
-		use = append(use, r)
+	use, skipped, err := predictable(recs, "validate")
+	if err != nil {
+		return nil, err
 	}
-	if len(use) == 0 {
-		return nil, &InputError{Msg: "no record the simulator can predict: validate needs prefill or decode records"}
+	for _, u := range skipped {
+		v.Skipped = append(v.Skipped, SkippedRecord{Source: u.Record.Source, Reason: u.Reason})
 	}
 	pr := NewPredictor(opt.Fidelity)
 	pr.Workers = opt.Workers

@@ -79,7 +79,10 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 			continue
 		}
 		se := p.Stderr
-		if se == "" {
+		switch {
+		case p.AtBound:
+			se = "at its bound"
+		case se == "":
 			se = "?"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", p.Key(), p.Value, se, num(p.Before))

@@ -33,6 +33,14 @@ func readRecords(cmd *cobra.Command, files []string) ([]calibrate.Record, error)
 	return all, nil
 }
 
+// paramList splits a --params value; empty means the defaults.
+func paramList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
 // calibrationErr classifies an error of fit or validate: the user's input
 // (records naming chips or models that do not load, nothing usable) or not.
 func calibrationErr(err error) error {
@@ -79,16 +87,12 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 			if starts < 1 {
 				return inputErrorf("--starts %d is not allowed: give 1 or more", starts)
 			}
-			var names []string
-			if params != "" {
-				names = strings.Split(params, ",")
-			}
 			recs, err := readRecords(cmd, files)
 			if err != nil {
 				return err
 			}
 			fit, err := calibrate.FitRecords(cmd.Context(), recs, calibrate.FitOptions{
-				Params: names, Fidelity: fid, Starts: starts,
+				Params: paramList(params), Fidelity: fid, Starts: starts,
 				Source: fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
 			})
 			if err != nil {
@@ -110,7 +114,7 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 	fl.StringVarP(&out, "output", "o", "", "the overlay file to write (YAML)")
 	fl.StringVar(&params, "params", "", "parameters to fit, comma-separated: "+strings.Join(calibrate.ParamNames(), ", ")+" (default "+strings.Join(calibrate.DefaultFitParams, ",")+")")
 	fl.StringVar(&fidelity, "fidelity", string(sim.Tile), "the fidelity the overlay answers to: analytic, tile or line")
-	fl.IntVar(&starts, "starts", 3, "starting points of the optimisation")
+	fl.IntVar(&starts, "starts", 2, "starting points of the optimisation")
 	return cmd
 }
 
@@ -151,16 +155,12 @@ overlay fitted on all the other records instead: leave one group out.`,
 					return inputErr(err)
 				}
 			}
-			var names []string
-			if params != "" {
-				names = strings.Split(params, ",")
-			}
 			recs, err := readRecords(cmd, files)
 			if err != nil {
 				return err
 			}
 			v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
-				Overlay: ov, Fidelity: fid, Holdout: holdout, Fit: calibrate.FitOptions{Params: names},
+				Overlay: ov, Fidelity: fid, Holdout: holdout, Fit: calibrate.FitOptions{Params: paramList(params)},
 			})
 			if err != nil {
 				return calibrationErr(err)
