@@ -119,14 +119,14 @@ func TestAppleRecordFiles(t *testing.T) {
 	}
 }
 
-var m1m2Fidelity = flag.String("m1m2.fidelity", "tile", "the fidelity TestM1PredictsM2 fits and predicts at")
+var m1m2Fidelity = flag.String("m1m2.fidelity", "analytic", "the fidelity TestM1PredictsM2 fits and predicts at (tile: the fit corrects the analytic model by tile runs; slow)")
 
 // TestM1PredictsM2 is the public-data acceptance of issue 5: fit an overlay
 // on the M1 family's llama-bench records (datasheet-level chip files),
 // predict the M2 family from its own datasheet-level files plus that
-// overlay, and print the table and the MAPE by phase. The bounds it holds
-// are what the twin reaches today (see examples/calibration/README.md),
-// so that a change that makes it worse fails.
+// overlay, and print the table and the MAPE by phase. It holds the issue's
+// targets, decode MAPE ≤ 10% and prefill ≤ 15%; at the analytic fidelity
+// the twin reaches 6.3% and 3.1% (examples/calibration/README.md).
 func TestM1PredictsM2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits 44 records and predicts 46: minutes")
@@ -157,15 +157,11 @@ func TestM1PredictsM2(t *testing.T) {
 	}
 	t.Log("M2 family predicted from the M1 fit:\n" + b.String())
 	for _, c := range []struct {
-		phase        string
-		target, held float64
-	}{{PhaseDecode, 0.10, 0.10}, {PhasePrefill, 0.15, 0.15}} {
-		mape := v.MAPE[c.phase]
-		if mape > c.target {
-			t.Logf("%s MAPE %.1f%% misses the issue's target of %.0f%%", c.phase, 100*mape, 100*c.target)
-		}
-		if mape > c.held {
-			t.Errorf("%s MAPE %.1f%%, above the %.1f%% this test holds", c.phase, 100*mape, 100*c.held)
+		phase  string
+		target float64
+	}{{PhaseDecode, 0.10}, {PhasePrefill, 0.15}} {
+		if mape := v.MAPE[c.phase]; mape > c.target {
+			t.Errorf("%s MAPE %.1f%% misses the issue's target of %.0f%%", c.phase, 100*mape, 100*c.target)
 		}
 	}
 }
