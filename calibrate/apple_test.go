@@ -138,7 +138,7 @@ func TestM1PredictsM2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("fit of %d M1 records at %s fidelity: %s, %d simulations", len(m1), fid, time.Since(start).Round(time.Second), fit.Runs)
+	t.Logf("fit of %d M1 records at %s fidelity: %s, %d record predictions", len(m1), fid, time.Since(start).Round(time.Second), fit.Runs)
 	for _, p := range fit.Params {
 		t.Logf("  %-28s %-10s ± %-10s (before %.4g)%s", p.Key(), p.Value, p.Stderr, p.Before, map[bool]string{false: "  not determined", true: ""}[p.Identified])
 	}

@@ -81,7 +81,8 @@ type Fit struct {
 	Skipped []Unused
 	// Rounds is the number of surrogate corrections (0 at analytic).
 	Rounds int
-	// Runs is the number of simulations the fit ran.
+	// Runs is the number of record predictions the fit asked for; runs
+	// whose parameters had not moved came from a cache.
 	Runs int
 }
 

@@ -106,7 +106,7 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 			if err := reports.WriteFit(cmd.OutOrStdout(), fit); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d parameters from %d records (%d simulations)\n", out, len(fit.Overlay.Params), len(fit.Residuals), fit.Runs)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d parameters from %d records (%d record predictions)\n", out, len(fit.Overlay.Params), len(fit.Residuals), fit.Runs)
 			return nil
 		},
 	}
