@@ -1,7 +1,8 @@
-// Package calibrate holds measurements of real chips: the record of one
-// measured figure, the JSON Lines files they are kept in, and importers for
-// the benchmarks people already run (llama.cpp's llama-bench). The fitting
-// of calibration overlays and the probes are built on these records.
+// Package calibrate holds measurements of real chips and ties the twin to
+// them: the record of one measured figure, the JSON Lines files they are
+// kept in, importers for the benchmarks people already run (llama.cpp's
+// llama-bench), calibration overlays, the fit that makes them and the
+// validation that measures how well the twin predicts.
 //
 // # Records
 //
@@ -75,4 +76,56 @@
 //	if err != nil { ... }                  // bench.md: not llama-bench output; expected …
 //	fmt.Println(calibrate.ImportCommandSummary(recs, skips))
 //	// 6 rows → 3 prefill, 3 decode records; none skipped
+//
+// # Calibration overlays
+//
+// An [Overlay] is YAML. Its params are fitted figures keyed by what they
+// apply to, so an overlay fitted on some chips applies to others; set maps
+// chip field paths, exactly as `simulate --set` takes them, to figures
+// fitted for one chip (thermal resistances, say):
+//
+//	source: "calibrate fit of m1.jsonl (44 records) at tile fidelity"
+//	params:
+//	  - {param: gemv_efficiency, unit_kind: gpu, dtype: q4_0, value: 0.61, stderr: 0.02}
+//	  - {param: gemm_efficiency, unit_kind: gpu, dtype: f16, value: 0.75}
+//	  - {param: dispatch, unit_kind: gpu, value: 13 µs, stderr: 1.4 µs}
+//	  - {param: seq_efficiency, memory: LPDDR5, value: 0.88}
+//	  - {param: dma_setup, value: 190 ns}
+//	set:
+//	  thermal.links.2.resistance: 3.5 K/W
+//
+// The parameters: gemm_efficiency and gemv_efficiency (unit_kind, and
+// optionally dtype, the weights' storage format in lower case: the unit's
+// per-format maps gemm_efficiency_by / gemv_efficiency_by, else its
+// scalar), dispatch, fallback_sync and sram_bandwidth (unit_kind),
+// seq_efficiency, random_penalty and dram_latency (memory: a DRAM type),
+// and dma_setup (every chip). Values are quantities with units; stderr is
+// the fit's one-sigma uncertainty. [ParseOverlay] is strict: unknown
+// fields, a parameter keyed by what it cannot apply to, a value out of
+// range or a parameter given twice are errors with file:line.
+//
+// Applying an overlay ([Overlay.Load], or hw.LoadChipCalibrated with the
+// overlay as its hw.Calibration) writes each generic parameter to every
+// matching unit or DRAM of the chip, then the set entries, before any
+// --set; the provenance of every field it touched is calibrated:<file>.
+//
+// # Fitting
+//
+// [FitRecords] chooses the parameters the records can inform (by the
+// records' chips, phases and weight formats; [FitOptions] Params narrows
+// or widens the choice), runs the simulator on each record's workload
+// and minimises the squared log residuals with gonum/optimize's Newton
+// method on the Gauss-Newton Hessian JᵀJ, each parameter on a logistic
+// scale between its bounds (log-spaced for durations and bandwidths), from
+// several starts. Records reuse runs whose parameters did not move. Above
+// the analytic fidelity the optimiser works on the analytic model times a
+// per-record correction, the ratio of the target fidelity's prediction to
+// the analytic one at the current parameters, refreshed until it settles
+// (within 0.2%): the fitted values answer to the target fidelity at the
+// cost of a few runs of it per record. Uncertainties come from the
+// residual Jacobian, cov = s²(JᵀJ)⁻¹.
+//
+// [Validate] predicts every record (with an overlay, or with --holdout
+// each chip's or model's records from a fit on the rest) and gives the
+// signed error per point and the MAPE and worst point by phase.
 package calibrate

@@ -25,11 +25,17 @@ func ChipSource(id string) ([]byte, bool) { return chips.Source(id) }
 // LoadChip loads a catalog chip by id or, when ref is not an id, a chip
 // file; overrides apply before defaults.
 func LoadChip(ref string, sets []spec.Override) (*Chip, error) {
+	return LoadChipCalibrated(ref, nil, sets)
+}
+
+// LoadChipCalibrated is LoadChip with a calibration (nil for none) applied
+// before the overrides.
+func LoadChipCalibrated(ref string, cal Calibration, sets []spec.Override) (*Chip, error) {
 	file, data, isID, err := chips.Open(ref)
 	if err != nil {
 		return nil, err
 	}
-	c, err := Load(file, data, sets)
+	c, err := LoadCalibrated(file, data, cal, sets)
 	if err == nil && isID {
 		c.ID = ref
 	}

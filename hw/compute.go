@@ -47,21 +47,40 @@ const gemvRows = 4
 // GEMV. Other units (GPU, CPU, DSP) run at peak × efficiency, with the GEMV
 // efficiency for m ≤ 4.
 func (u *Unit) MatmulSeconds(m, n, k int, dt dtype.Dtype, clock float64) float64 {
+	return u.MatmulSecondsFor(m, n, k, dt, clock, "")
+}
+
+// MatmulSecondsFor is MatmulSeconds for weights stored in format (a
+// lower-case storage format such as q4_0; "" for none): the efficiency is
+// the unit's for that format where it lists one (see [Unit.Efficiency]).
+func (u *Unit) MatmulSecondsFor(m, n, k int, dt dtype.Dtype, clock float64, format string) float64 {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return 0
 	}
 	if clock <= 0 {
 		clock = float64(u.Clock)
 	}
-	eff := float64(u.GEMMEfficiency)
-	if m <= gemvRows {
-		eff = float64(u.GEMVEfficiency)
-	}
+	eff := u.Efficiency(m, format)
 	if u.Kind != NPU {
 		ops := 2 * float64(m) * float64(n) * float64(k)
 		return ops / (float64(u.Peak[dt]) * clock / float64(u.Clock) * eff)
 	}
 	return u.arrayCycles(m, n, k, dt) / clock / eff
+}
+
+// Efficiency is the fraction of the modelled rate a matrix product with m
+// rows reaches on weights stored in format: the GEMV efficiency for m ≤ 4,
+// else the GEMM one, each overridden per format by GEMVEfficiencyBy and
+// GEMMEfficiencyBy.
+func (u *Unit) Efficiency(m int, format string) float64 {
+	scalar, by := u.GEMMEfficiency, u.GEMMEfficiencyBy
+	if m <= gemvRows {
+		scalar, by = u.GEMVEfficiency, u.GEMVEfficiencyBy
+	}
+	if e, ok := by[format]; ok && format != "" {
+		return float64(e)
+	}
+	return float64(scalar)
 }
 
 // arrayCycles counts the MAC array's cycles for one matrix product.

@@ -46,6 +46,30 @@ func TestGPUAndCPURunAtPeakTimesEfficiency(t *testing.T) {
 	}
 }
 
+func TestEfficiencyByFormat(t *testing.T) {
+	u := &Unit{Kind: GPU, Peak: map[dtype.Dtype]units.OpsPerSecond{dtype.FP16: 4e12}, Clock: 1e9, GEMMEfficiency: 0.6, GEMVEfficiency: 0.5,
+		GEMVEfficiencyBy: map[string]units.Fraction{"q4_0": 0.25}, GEMMEfficiencyBy: map[string]units.Fraction{"f16": 0.8}}
+	for _, tc := range []struct {
+		m      int
+		format string
+		want   float64
+	}{
+		{1, "q4_0", 0.25}, // listed: overrides the scalar GEMV efficiency
+		{1, "q8_0", 0.5},  // not listed: the scalar
+		{1, "", 0.5},      // no weights: the scalar
+		{64, "q4_0", 0.6}, // a GEMM ignores the GEMV map
+		{64, "f16", 0.8},
+	} {
+		if got := u.Efficiency(tc.m, tc.format); got != tc.want {
+			t.Errorf("m=%d %q: efficiency %g, want %g", tc.m, tc.format, got, tc.want)
+		}
+	}
+	// Half the efficiency, twice the time: 2 × 4096² ops at 4 TFLOPS × 0.25.
+	if got, want := u.MatmulSecondsFor(1, 4096, 4096, dtype.FP16, 0, "q4_0"), 2*4096*4096/(4e12*0.25); math.Abs(got-want) > 1e-15 {
+		t.Errorf("Q4_0 GEMV %g s, want %g", got, want)
+	}
+}
+
 func TestComputeDtype(t *testing.T) {
 	u := &Unit{Peak: map[dtype.Dtype]units.OpsPerSecond{dtype.INT4: 90e12, dtype.INT8: 45e12, dtype.FP16: 11e12}}
 	for act, want := range map[dtype.Dtype]dtype.Dtype{dtype.INT8: dtype.INT8, dtype.FP16: dtype.FP16, dtype.INT4: dtype.INT4} {

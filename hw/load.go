@@ -26,9 +26,35 @@ type Chip struct {
 
 var unitName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
+// formatKey is how the per-format efficiency maps name a storage format.
+var formatKey = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
 // Load reads a chip from YAML text: overrides first, then the defaults
 // table, then strict decoding and the checks that span fields.
 func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
+	return LoadCalibrated(file, data, nil, sets)
+}
+
+// Calibration gives the overrides a calibration overlay makes on a chip of
+// a given shape: its fitted figures are keyed by unit kind and memory type,
+// so which paths they reach depends on the chip.
+type Calibration interface {
+	Overrides(Shape) ([]spec.Override, error)
+}
+
+// Shape is what a calibration needs to know of a chip: its DRAM type and
+// its units' names and kinds.
+type Shape struct {
+	DRAMType string
+	Units    []UnitShape
+}
+
+// UnitShape names one unit and its kind.
+type UnitShape struct{ Name, Kind string }
+
+// LoadCalibrated is Load with a calibration (nil for none) applied before
+// the overrides, so --set still wins over a calibrated figure.
+func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Override) (*Chip, error) {
 	doc, err := spec.Parse(file, data)
 	if err != nil {
 		return nil, err
@@ -40,6 +66,19 @@ func Load(file string, data []byte, sets []spec.Override) (*Chip, error) {
 	// into them.
 	if err := applyThermal(doc); err != nil {
 		return nil, err
+	}
+	if cal != nil {
+		shape := Shape{DRAMType: doc.Value("memory.dram.type")}
+		for _, name := range doc.Names("units") {
+			shape.Units = append(shape.Units, UnitShape{Name: name, Kind: doc.Value("units." + name + ".kind")})
+		}
+		calSets, err := cal.Overrides(shape)
+		if err != nil {
+			return nil, err
+		}
+		if err := doc.Apply(calSets, &SoC{}); err != nil {
+			return nil, err
+		}
 	}
 	if err := doc.Apply(sets, &SoC{}); err != nil {
 		return nil, err
@@ -234,6 +273,19 @@ func validate(doc *spec.Doc, s *SoC) error {
 		}{{"gemm_efficiency", u.GEMMEfficiency}, {"gemv_efficiency", u.GEMVEfficiency}} {
 			if f.v <= 0 || f.v > 1 {
 				return doc.Errorf(p+"."+f.name, "%v is not allowed: must be in (0, 1]", float64(f.v))
+			}
+		}
+		for _, f := range []struct {
+			name string
+			by   map[string]units.Fraction
+		}{{"gemm_efficiency_by", u.GEMMEfficiencyBy}, {"gemv_efficiency_by", u.GEMVEfficiencyBy}} {
+			for format, v := range f.by {
+				if !formatKey.MatchString(format) {
+					return doc.Errorf(p+"."+f.name+"."+format, "%q is not a storage format: use lower-case names such as q4_0, q8_0, f16", format)
+				}
+				if v <= 0 || v > 1 {
+					return doc.Errorf(p+"."+f.name+"."+format, "%v is not allowed: must be in (0, 1]", float64(v))
+				}
 			}
 		}
 		for i := 1; i < len(u.OPP); i++ {

@@ -127,6 +127,13 @@ type Unit struct {
 	// compute rate that matrix-matrix and matrix-vector kernels reach.
 	GEMMEfficiency units.Fraction `yaml:"gemm_efficiency,omitempty"`
 	GEMVEfficiency units.Fraction `yaml:"gemv_efficiency,omitempty"`
+	// GEMMEfficiencyBy and GEMVEfficiencyBy override those for weights
+	// stored in a given format (keys are lower-case storage formats: q4_0,
+	// q8_0, f16, int4 …): unpacking a block format costs a kernel more than
+	// reading fp16. A format not listed takes the scalar. Calibration
+	// overlays fill them.
+	GEMMEfficiencyBy map[string]units.Fraction `yaml:"gemm_efficiency_by,omitempty"`
+	GEMVEfficiencyBy map[string]units.Fraction `yaml:"gemv_efficiency_by,omitempty"`
 	// Dispatch is the fixed driver cost per dispatched operator (a kernel
 	// launch on a GPU).
 	Dispatch units.Seconds `yaml:"dispatch,omitempty"`

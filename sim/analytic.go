@@ -8,9 +8,10 @@ import (
 )
 
 // analyticPass is a roofline per operator: the larger of its dispatch plus
-// compute time and the time its bytes take to arrive (the DMA of an
-// operator's data is programmed before the unit dispatches it, as in the
-// tile fidelity), with no overlap between operators.
+// compute time and the time its bytes take to arrive, with no overlap
+// between operators. The DMA of an operator's data starts before the unit
+// dispatches it, as in the tile fidelity, but only its first tiles fit in
+// the buffers: the dispatch beyond their fetch adds to the memory time.
 //
 // The L3 is estimated per class instead of simulated: after the first
 // pass, a class whose bytes per pass fit in the ways it may use hits; one
@@ -56,16 +57,45 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 		e.st.ops += op.FLOPs
 		d := float64(e.unit.Dispatch)
 		compute := e.computeSeconds(op, streamed, resident)
-		mem := dram/e.dramBW + l3/e.l3BW
-		if len(spans) > 0 {
-			mem += float64(e.cfg.Chip.DMA.Setup)
-		}
+		stream := e.analyticStream(compute, dram/e.dramBW+l3/e.l3BW, streamed, len(spans))
+		// The DMA fetches an operator's first tiles while the unit
+		// dispatches it; the rest of the dispatch holds the stream up.
+		op := math.Max(d+compute, stream.held(d)+stream.seconds)
 		e.st.dispatch += d
 		e.st.compute += compute
-		e.st.stallMem += math.Max(0, mem-d-compute)
-		total += math.Max(d+compute, mem)
+		e.st.stallMem += math.Max(0, op-d-compute)
+		total += op
 	}
 	return total
+}
+
+// streamTime is the analytic estimate of an operator's tile stream.
+type streamTime struct {
+	seconds  float64 // the tiles' share of the stream
+	prefetch float64 // the fetch of the tiles the buffers hold before compute starts
+}
+
+// held is the part of a dispatch of d seconds the stream waits for.
+func (s streamTime) held(d float64) float64 { return math.Max(0, d-s.prefetch) }
+
+// analyticStream times an operator's tiles as the tile fidelity runs them:
+// n tiles, each fetched in set-up + transfer and then computed, with as
+// many in flight as there are buffers. In steady state a tile takes the
+// longest of its compute, its transfer on the shared link, and (fetch +
+// compute) / buffers, since a buffer is refilled only once its tile is
+// computed.
+func (e *engine) analyticStream(compute, link, streamed float64, spans int) streamTime {
+	if spans == 0 || streamed == 0 {
+		return streamTime{seconds: compute}
+	}
+	n := math.Max(1, math.Ceil(streamed/e.tile))
+	b := float64(e.buffers)
+	c, t := compute/n, link/n
+	fetch := float64(e.cfg.Chip.DMA.Setup)*float64(spans) + t
+	period := math.Max(math.Max(c, t), (fetch+c)/b)
+	// The stream runs on across operators (the DMA fetches the next
+	// operator's tiles while this one computes), so there is no fill.
+	return streamTime{seconds: n * period, prefetch: math.Min(n, b) * fetch}
 }
 
 // analyticHits estimates each class's L3 hit fraction for this pass.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/cache"
@@ -391,7 +392,7 @@ func (e *engine) opSeconds(op workloads.Op) float64 {
 	case op.Kind == workloads.KindAttention:
 		return e.attentionSeconds(op)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSeconds(op.M, op.N, op.K, e.dt, e.clockOf(u))
+		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, e.clockOf(u), strings.ToLower(op.WeightQuant))
 	}
 	return u.VectorSeconds(op.FLOPs, e.vdt, e.clockOf(u))
 }

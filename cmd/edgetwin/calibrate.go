@@ -17,9 +17,11 @@ func newCalibrate() *cobra.Command {
 		Long: `calibrate turns measurements into records edgetwin can fit its uncertain
 parameters to. import reads what people already run (llama.cpp's llama-bench);
 probe measures this machine or a device over ssh or adb with real kernels;
-thermal fits the chip's thermal network to a measured time series.`,
+fit turns records into a calibration overlay (simulate --calibration), and
+validate measures how well the twin predicts them; thermal fits the chip's
+thermal network to a measured time series.`,
 	}
-	cmd.AddCommand(newCalibrateImport(), newCalibrateProbe(), newCalibrateThermal())
+	cmd.AddCommand(newCalibrateImport(), newCalibrateProbe(), newCalibrateFit(), newCalibrateValidate(), newCalibrateThermal())
 	return cmd
 }
 

@@ -94,7 +94,7 @@ func killMidway(t *testing.T, cli string, sig syscall.Signal, args ...string) st
 	cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	n := lines(out)
-	recs := readRecords(t, out, n)
+	recs := mustReadRecords(t, out, n)
 	if n < 3 || n == 100 {
 		t.Errorf("%d records after a kill at the third", n)
 	}

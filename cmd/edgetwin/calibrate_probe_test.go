@@ -48,7 +48,7 @@ func emitting(steps, n int, end func(ctx context.Context) error) fakeRun {
 func finished(context.Context) error { return nil }
 
 // readRecords reads a records file strictly: every record intact.
-func readRecords(t *testing.T, path string, want int) []calibrate.Record {
+func mustReadRecords(t *testing.T, path string, want int) []calibrate.Record {
 	t.Helper()
 	recs, warns, err := calibrate.ReadFile(path)
 	if err != nil || len(warns) > 0 {
@@ -71,7 +71,7 @@ func TestCalibrateProbeLocal(t *testing.T) {
 	if !regexp.MustCompile(`probe on local: 4 records; 4 of 4 steps done; \d+\.\ds; records in .*host.jsonl\n`).MatchString(errs) {
 		t.Errorf("summary: %q", errs)
 	}
-	for _, r := range readRecords(t, out, 4) {
+	for _, r := range mustReadRecords(t, out, 4) {
 		if r.SoC != chip {
 			t.Errorf("record soc %q, want the --emit-soc file %q", r.SoC, chip)
 		}
@@ -85,7 +85,7 @@ func TestCalibrateProbeLocal(t *testing.T) {
 	}
 
 	code, _, errs = edgetwin("calibrate", "probe", "-o", out, "--soc", "seed-a")
-	if code != 0 || readRecords(t, out, 4)[0].SoC != "seed-a" {
+	if code != 0 || mustReadRecords(t, out, 4)[0].SoC != "seed-a" {
 		t.Errorf("--soc seed-a: exit %d, %s", code, errs)
 	}
 }
@@ -108,7 +108,7 @@ func TestCalibrateProbeLocalFails(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
-	readRecords(t, out, 2)
+	mustReadRecords(t, out, 2)
 	if _, err := os.Stat(chip); !os.IsNotExist(err) {
 		t.Errorf("a chip file from an unfinished probe: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestCalibrateProbeTimeout(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
 	}
-	readRecords(t, out, 3)
+	mustReadRecords(t, out, 3)
 }
 
 func TestCalibrateProbeBadInput(t *testing.T) {
@@ -165,7 +165,7 @@ func TestCalibrateProbeLocalBinary(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "probe on local: 6 records; 6 of 6 steps done;") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	readRecords(t, out, 6)
+	mustReadRecords(t, out, 6)
 }
 
 func TestCalibrateProbeADB(t *testing.T) {
@@ -176,7 +176,7 @@ func TestCalibrateProbeADB(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "probe on adb://emulator-5554: 6 records; 6 of 6 steps done;") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	if readRecords(t, out, 6)[5].SoC != "seed-b" {
+	if mustReadRecords(t, out, 6)[5].SoC != "seed-b" {
 		t.Errorf("--soc did not reach the remote probe")
 	}
 	if left, _ := os.ReadDir(root); len(left) > 0 {
@@ -194,7 +194,7 @@ func TestCalibrateProbeSSH(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "probe on "+addr.String()+": 6 records; 6 of 6 steps done;") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	readRecords(t, out, 6)
+	mustReadRecords(t, out, 6)
 	kh, err := os.ReadFile(filepath.Join(config, "edgetwin", "known_hosts"))
 	if err != nil || !strings.Contains(string(kh), "ssh-ed25519") {
 		t.Errorf("edgetwin's known_hosts does not hold the host's key: %q, %v", kh, err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -17,6 +18,7 @@ import (
 type runFlags struct {
 	soc, model, quant, kv, unit string
 	policy                      string
+	calibration                 string
 	scenario, duration          string
 	fidelity, format            string
 	prompt, gen, batch          int
@@ -40,6 +42,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.fidelity, "fidelity", string(sim.Tile), "model detail: analytic, tile, or line (every L3 line simulated; slow)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (MoE routing)")
 	fl.StringVar(&f.format, "format", string(reports.Table), "output: table, json or csv")
+	fl.StringVar(&f.calibration, "calibration", "", "a calibration overlay from edgetwin calibrate fit, applied before --set")
 	fl.StringArrayVar(&f.sets, "set", nil, "override a field, PATH=VALUE (chip paths unprefixed, model paths as model.PATH); repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
 	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
@@ -113,7 +116,13 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 			return sim.Config{}, inputErrorf("--duration %q is not allowed: give a positive duration such as 5m or 90s", f.duration)
 		}
 	}
-	chip, err := hw.LoadChip(chipRef, chipSets)
+	var cal *calibrate.Overlay
+	if f.calibration != "" {
+		if cal, err = calibrate.ReadOverlay(f.calibration); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	}
+	chip, err := cal.Load(chipRef, chipSets)
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}

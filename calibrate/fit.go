@@ -1,0 +1,591 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/workloads"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// DefaultFitParams are the parameters a fit chooses among when none are
+// named: compute efficiency by unit kind, weight format and GEMM/GEMV, the
+// unit's on-chip (SRAM) bandwidth and dispatch cost by unit kind, DRAM
+// sequential efficiency by memory type, and the DMA set-up per transfer.
+var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "dma_setup"}
+
+// FitOptions configure [FitRecords].
+type FitOptions struct {
+	// Params names the parameters to fit (see [ParamNames]); empty means
+	// DefaultFitParams. Of these, those the records can inform are fitted.
+	Params []string
+	// Fidelity is what the fitted overlay answers to; analytic, tile (the
+	// default) or line. Above analytic, the fit runs on the analytic model
+	// corrected, record by record, by the ratio of the two fidelities at
+	// the current parameters, and repeats until that ratio settles.
+	Fidelity sim.Fidelity
+	// Starts is the number of starting points (default 2): the defaults,
+	// then points displaced both ways on the transformed scale.
+	Starts int
+	// Workers bounds concurrent simulations; 0 means GOMAXPROCS.
+	Workers int
+	// Source describes the records for the overlay's source line.
+	Source string
+}
+
+// ParamNames lists every parameter an overlay may carry.
+func ParamNames() []string {
+	names := make([]string, len(paramDefs))
+	for i, d := range paramDefs {
+		names[i] = d.name
+	}
+	return names
+}
+
+// FitParam is one fitted parameter: its value and one-sigma uncertainty
+// (in Param), the value the chips had before, and whether the records
+// determine it.
+type FitParam struct {
+	Param
+	Before float64 // the value before the fit (the chips' default), SI
+	// Identified is false when no record's prediction depends on the
+	// parameter at the fitted point; such a parameter is left out of the
+	// overlay.
+	Identified bool
+	// AtBound is true when the fit pushed the parameter to the edge of its
+	// range: the records want it further than the model allows.
+	AtBound bool
+}
+
+// Residual is one record's fit: measured and predicted in the record's
+// unit, and the signed relative error (predicted − measured) / measured.
+type Residual struct {
+	Record              Record
+	Measured, Predicted float64
+	Error               float64
+}
+
+// Fit is the outcome of [FitRecords].
+type Fit struct {
+	Overlay   *Overlay
+	Params    []FitParam
+	Residuals []Residual
+	// Skipped lists the records the fit could not use, with the reason.
+	Skipped []Unused
+	// Rounds is the number of surrogate corrections (0 at analytic).
+	Rounds int
+	// Runs is the number of record predictions the fit asked for; runs
+	// whose parameters had not moved came from a cache.
+	Runs int
+}
+
+// Unused is a record a fit or validation could not use, and why.
+type Unused struct {
+	Record Record
+	Reason string
+}
+
+// recInfo is what decides which parameters touch a record.
+type recInfo struct {
+	phase    string
+	unitKind string
+	memory   string
+	formats  []string // weight storage formats of the model's roles, lower case
+	batch    int
+}
+
+// relevant reports whether parameter p changes record r's prediction.
+func relevant(p Param, r recInfo) bool {
+	def := defOf(p.Param)
+	switch def.scope {
+	case unitScope:
+		if p.UnitKind != r.unitKind {
+			return false
+		}
+		if p.Dtype == "" {
+			return true
+		}
+		if !slices.Contains(r.formats, p.Dtype) {
+			return false
+		}
+		gemv := r.phase == PhaseDecode && r.batch <= 4
+		return (p.Param == "gemv_efficiency") == gemv
+	case memoryScope:
+		return p.Memory == r.memory
+	}
+	return true
+}
+
+// candidates are the parameters records of info r can inform.
+func candidates(r recInfo, names []string) []Param {
+	var out []Param
+	add := func(name, kind, dt, mem string) {
+		if slices.Contains(names, name) {
+			out = append(out, Param{Param: name, UnitKind: kind, Dtype: dt, Memory: mem})
+		}
+	}
+	eff := "gemm_efficiency"
+	if r.phase == PhaseDecode && r.batch <= 4 {
+		eff = "gemv_efficiency"
+	}
+	for _, f := range r.formats {
+		add(eff, r.unitKind, f, "")
+	}
+	add("dispatch", r.unitKind, "", "")
+	add("fallback_sync", r.unitKind, "", "")
+	add("sram_bandwidth", r.unitKind, "", "")
+	add("seq_efficiency", "", "", r.memory)
+	add("random_penalty", "", "", r.memory)
+	add("dram_latency", "", "", r.memory)
+	add("dma_setup", "", "", "")
+	return out
+}
+
+// before is the value a chip has for parameter p (on unit u).
+func before(c *hw.Chip, p Param, unit string) float64 {
+	u := c.Unit(unit)
+	switch p.Param {
+	case "gemm_efficiency":
+		return u.Efficiency(64, p.Dtype)
+	case "gemv_efficiency":
+		return u.Efficiency(1, p.Dtype)
+	case "dispatch":
+		return float64(u.Dispatch)
+	case "fallback_sync":
+		return float64(u.FallbackSync)
+	case "sram_bandwidth":
+		return float64(u.SRAMBandwidth)
+	case "seq_efficiency":
+		return float64(c.Memory.DRAM.SeqEfficiency)
+	case "random_penalty":
+		return c.Memory.DRAM.RandomPenalty
+	case "dram_latency":
+		return float64(c.Memory.DRAM.Latency)
+	case "dma_setup":
+		return float64(c.DMA.Setup)
+	}
+	panic("calibrate: no chip field for " + p.Param)
+}
+
+// toTheta and fromTheta map a parameter between its value and the
+// unbounded scale the optimiser works on: a logistic between the bounds,
+// on a log scale for the log parameters.
+func toTheta(d *paramDef, x float64) float64 {
+	lo, hi, v := d.lo, d.hi, x
+	if d.log {
+		lo, hi, v = math.Log(lo), math.Log(hi), math.Log(x)
+	}
+	u := (v - lo) / (hi - lo)
+	u = math.Min(math.Max(u, 1e-6), 1-1e-6)
+	return math.Log(u / (1 - u))
+}
+
+func fromTheta(d *paramDef, t float64) float64 {
+	u := 1 / (1 + math.Exp(-t))
+	if d.log {
+		return math.Exp(math.Log(d.lo) + (math.Log(d.hi)-math.Log(d.lo))*u)
+	}
+	return d.lo + (d.hi-d.lo)*u
+}
+
+// dxdTheta is the derivative of the value with respect to θ.
+func dxdTheta(d *paramDef, t float64) float64 {
+	u := 1 / (1 + math.Exp(-t))
+	du := u * (1 - u)
+	x := fromTheta(d, t)
+	if d.log {
+		return x * (math.Log(d.hi) - math.Log(d.lo)) * du
+	}
+	return (d.hi - d.lo) * du
+}
+
+// problem is one fit's records, parameters and the machinery to evaluate
+// them.
+type problem struct {
+	ctx     context.Context
+	recs    []Record
+	info    []recInfo
+	params  []Param
+	defs    []*paramDef
+	fast    *Predictor // the analytic model
+	corr    []float64  // per record: target / analytic at the last correction
+	runs    int
+	lastErr error
+}
+
+// overlays builds, per record, the overlay of the parameters that touch it
+// at θ, so a record reruns only when one of its own parameters moves.
+func (p *problem) overlays(theta []float64) []*Overlay {
+	out := make([]*Overlay, len(p.recs))
+	for i, r := range p.info {
+		ov := &Overlay{Source: "fit"}
+		for j, par := range p.params {
+			if relevant(par, r) {
+				ov.Params = append(ov.Params, NewParam(par.Param, par.UnitKind, par.Dtype, par.Memory, fromTheta(p.defs[j], theta[j]), 0))
+			}
+		}
+		out[i] = ov
+	}
+	return out
+}
+
+// residuals are log(predicted × correction / measured) per record.
+func (p *problem) residuals(theta []float64) ([]float64, error) {
+	pred, err := p.fast.PredictEach(p.ctx, p.recs, p.overlays(theta))
+	if err != nil {
+		return nil, err
+	}
+	p.runs += len(p.recs)
+	r := make([]float64, len(pred))
+	for i := range pred {
+		r[i] = math.Log(pred[i] * p.corr[i] / p.recs[i].Value)
+	}
+	return r, nil
+}
+
+// jacobian of the residuals by forward differences on θ; only the records
+// a parameter touches are rerun.
+func (p *problem) jacobian(theta, r0 []float64) (*mat.Dense, error) {
+	const h = 1e-3
+	J := mat.NewDense(len(r0), len(theta), nil)
+	for j := range theta {
+		t := slices.Clone(theta)
+		t[j] += h
+		r, err := p.residuals(t)
+		if err != nil {
+			return nil, err
+		}
+		for i := range r {
+			J.Set(i, j, (r[i]-r0[i])/h)
+		}
+	}
+	return J, nil
+}
+
+// minimize runs gonum's Newton method on ½‖r‖² with the Gauss-Newton
+// Hessian JᵀJ (regularised by optimize when singular) from θ0.
+func (p *problem) minimize(theta0 []float64) ([]float64, float64, error) {
+	type point struct {
+		r []float64
+		J *mat.Dense
+	}
+	cache := map[string]*point{}
+	key := func(x []float64) string { return fmt.Sprint(x) }
+	at := func(x []float64, withJ bool) *point {
+		pt := cache[key(x)]
+		if pt == nil {
+			r, err := p.residuals(x)
+			if err != nil {
+				p.lastErr = err
+				r = make([]float64, len(p.recs))
+				for i := range r {
+					r[i] = math.Inf(1)
+				}
+			}
+			pt = &point{r: r}
+			cache[key(x)] = pt
+		}
+		if withJ && pt.J == nil && p.lastErr == nil {
+			J, err := p.jacobian(x, pt.r)
+			if err != nil {
+				p.lastErr = err
+				J = mat.NewDense(len(pt.r), len(x), nil)
+			}
+			pt.J = J
+		}
+		return pt
+	}
+	prob := optimize.Problem{
+		Func: func(x []float64) float64 {
+			r := at(x, false).r
+			return 0.5 * mat.Dot(mat.NewVecDense(len(r), r), mat.NewVecDense(len(r), r))
+		},
+		Grad: func(g, x []float64) {
+			pt := at(x, true)
+			gv := mat.NewVecDense(len(g), g)
+			gv.MulVec(pt.J.T(), mat.NewVecDense(len(pt.r), pt.r))
+		},
+		Hess: func(h *mat.SymDense, x []float64) {
+			pt := at(x, true)
+			h.SymOuterK(1, pt.J.T())
+		},
+		Status: func() (optimize.Status, error) {
+			if p.lastErr != nil {
+				return optimize.Failure, p.lastErr
+			}
+			if err := p.ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	settings := &optimize.Settings{
+		MajorIterations: 25,
+		Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-5, Iterations: 2},
+	}
+	// Backtracking asks only for function values: a trial step costs one
+	// run per record, not a Jacobian.
+	res, err := optimize.Minimize(prob, theta0, settings, &optimize.Newton{Linesearcher: &optimize.Backtracking{}})
+	if p.lastErr != nil {
+		return nil, 0, p.lastErr
+	}
+	if res == nil {
+		return nil, 0, err
+	}
+	// An iteration limit or a stalled line search still leaves the best
+	// point found; only a failure to evaluate is an error.
+	return res.X, res.F, nil
+}
+
+// FitRecords fits an overlay's parameters to the records by running the
+// simulator on each record's workload. Records the simulator cannot
+// predict are skipped with the reason; the rest must name chips, models and
+// quants that load.
+func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error) {
+	if opt.Fidelity == "" {
+		opt.Fidelity = sim.Tile
+	}
+	if opt.Starts <= 0 {
+		opt.Starts = 2
+	}
+	names := opt.Params
+	if len(names) == 0 {
+		names = DefaultFitParams
+	}
+	for _, n := range names {
+		if defOf(n) == nil {
+			return nil, &InputError{Msg: fmt.Sprintf("--params %q: no such parameter; use %s", n, strings.Join(ParamNames(), ", "))}
+		}
+	}
+	fit := &Fit{}
+	use, skipped, err := predictable(recs, "fit")
+	if err != nil {
+		return nil, err
+	}
+	fit.Skipped = skipped
+	fast := NewPredictor(sim.Analytic)
+	fast.Workers = opt.Workers
+	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
+	beforeOf := map[string]float64{}
+	for i, r := range use {
+		res, err := fast.Run(ctx, r, nil)
+		if err != nil {
+			return nil, &InputError{Msg: err.Error()}
+		}
+		chip, err := (*Overlay)(nil).Load(r.SoC, nil)
+		if err != nil {
+			return nil, err
+		}
+		q, _ := workloads.ParseQuant(r.Quant)
+		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(res.Unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{strings.ToLower(q.Base().Name())}, batch: max(1, r.Shape.Batch)}
+		p.info = append(p.info, inf)
+		p.corr[i] = 1
+		for _, c := range candidates(inf, names) {
+			if _, seen := beforeOf[c.Key()]; !seen {
+				beforeOf[c.Key()] = before(chip, c, res.Unit)
+				p.params = append(p.params, c)
+			}
+		}
+	}
+	slices.SortStableFunc(p.params, func(a, b Param) int { return strings.Compare(a.Key(), b.Key()) })
+	theta0 := make([]float64, len(p.params))
+	for j, par := range p.params {
+		p.defs = append(p.defs, defOf(par.Param))
+		theta0[j] = toTheta(p.defs[j], beforeOf[par.Key()])
+	}
+
+	best, err := p.multiStart(theta0, opt.Starts)
+	if err != nil {
+		return nil, err
+	}
+	final := fast
+	if opt.Fidelity != sim.Analytic {
+		target := NewPredictor(opt.Fidelity)
+		target.Workers = opt.Workers
+		final = target
+		for fit.Rounds = 1; fit.Rounds <= 4; fit.Rounds++ {
+			moved, err := p.correct(target, best)
+			if err != nil {
+				return nil, err
+			}
+			if moved < 0.002 {
+				break
+			}
+			if best, err = p.multiStart(best, 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r0, err := p.residuals(best)
+	if err != nil {
+		return nil, err
+	}
+	J, err := p.jacobian(best, r0)
+	if err != nil {
+		return nil, err
+	}
+	fit.Params = p.report(best, r0, J, beforeOf)
+	fit.Overlay = &Overlay{Source: opt.Source}
+	for _, fp := range fit.Params {
+		if fp.Identified {
+			fit.Overlay.Params = append(fit.Overlay.Params, fp.Param)
+		}
+	}
+	pred, err := final.PredictEach(ctx, use, p.overlays(best))
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range use {
+		fit.Residuals = append(fit.Residuals, Residual{Record: r, Measured: r.Value, Predicted: pred[i], Error: pred[i]/r.Value - 1})
+	}
+	fit.Runs = p.runs
+	return fit, nil
+}
+
+// predictable splits records into those the simulator can predict and the
+// rest with the reason; none predictable is an error for verb.
+func predictable(recs []Record, verb string) (use []Record, skipped []Unused, err error) {
+	for _, r := range recs {
+		if ok, why := Predictable(r); !ok {
+			skipped = append(skipped, Unused{Record: r, Reason: why})
+			continue
+		}
+		use = append(use, r)
+	}
+	if len(use) == 0 {
+		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill or decode records"}
+	}
+	return use, skipped, nil
+}
+
+// multiStart minimises from θ0 and, for starts > 1, from points displaced
+// by ±1 on the transformed scale (alternating by parameter), keeping the
+// best.
+func (p *problem) multiStart(theta0 []float64, starts int) ([]float64, error) {
+	var best []float64
+	bestF := math.Inf(1)
+	for s := range starts {
+		start := slices.Clone(theta0)
+		if s > 0 {
+			sign := float64(2*(s%2) - 1)
+			for j := range start {
+				start[j] += sign * float64((s+1)/2)
+				sign = -sign
+			}
+		}
+		x, f, err := p.minimize(start)
+		if err != nil {
+			return nil, err
+		}
+		if f < bestF {
+			best, bestF = x, f
+		}
+	}
+	return best, nil
+}
+
+// correct reruns every record at the target fidelity at θ and sets the
+// correction to target / analytic; it returns the largest relative change
+// of a correction.
+func (p *problem) correct(target *Predictor, theta []float64) (float64, error) {
+	ovs := p.overlays(theta)
+	slow, err := target.PredictEach(p.ctx, p.recs, ovs)
+	if err != nil {
+		return 0, err
+	}
+	fast, err := p.fast.PredictEach(p.ctx, p.recs, ovs)
+	if err != nil {
+		return 0, err
+	}
+	p.runs += 2 * len(p.recs)
+	var moved float64
+	for i := range slow {
+		c := slow[i] / fast[i]
+		moved = math.Max(moved, math.Abs(c/p.corr[i]-1))
+		p.corr[i] = c
+	}
+	return moved, nil
+}
+
+// report turns θ into fitted parameters with one-sigma uncertainties from
+// the residual Jacobian: cov(θ) = s²(JᵀJ)⁻¹ with s² = ‖r‖²/(n − p) over the
+// identified parameters, carried to the value by the transform's slope.
+func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]float64) []FitParam {
+	n, k := J.Dims()
+	// A parameter is determined when the residuals depend on it. One
+	// pushed to a bound of its range has a flat column (the logistic
+	// saturates) and is kept at the bound, with no uncertainty.
+	var ids []int
+	var maxNorm float64
+	norms := make([]float64, k)
+	atBound := make([]bool, k)
+	for j := range k {
+		u := 1 / (1 + math.Exp(-theta[j]))
+		atBound[j] = u < 1e-3 || u > 1-1e-3
+		// On the value's relative scale, so parameters compare.
+		if s := dxdTheta(p.defs[j], theta[j]); s > 0 {
+			norms[j] = mat.Norm(J.ColView(j), 2) / s * fromTheta(p.defs[j], theta[j])
+		}
+		maxNorm = math.Max(maxNorm, norms[j])
+	}
+	for j := range k {
+		if !atBound[j] && norms[j] > 1e-6*maxNorm && norms[j] > 1e-9 {
+			ids = append(ids, j)
+		}
+	}
+	stderr := make([]float64, k)
+	if len(ids) > 0 && n > len(ids) {
+		sub := mat.NewDense(n, len(ids), nil)
+		for c, j := range ids {
+			for i := range n {
+				sub.Set(i, c, J.At(i, j))
+			}
+		}
+		var jtj, inv mat.Dense
+		jtj.Mul(sub.T(), sub)
+		var ssr float64
+		for _, v := range r {
+			ssr += v * v
+		}
+		s2 := ssr / float64(n-len(ids))
+		if err := inv.Inverse(&jtj); err == nil {
+			for c, j := range ids {
+				stderr[j] = math.Sqrt(math.Max(0, s2*inv.At(c, c))) * math.Abs(dxdTheta(p.defs[j], theta[j]))
+			}
+		}
+	}
+	out := make([]FitParam, k)
+	for j, par := range p.params {
+		v := fromTheta(p.defs[j], theta[j])
+		se := stderr[j]
+		if math.IsNaN(se) || math.IsInf(se, 0) {
+			se = 0
+		}
+		out[j] = FitParam{
+			Param:      newParam(par.Param, par.UnitKind, par.Dtype, par.Memory, v, se, 5),
+			Before:     beforeOf[par.Key()],
+			Identified: slices.Contains(ids, j) || atBound[j],
+			AtBound:    atBound[j],
+		}
+	}
+	return out
+}
+
+// InputError is a problem with what the user asked for (no usable record,
+// an unknown parameter): the CLI exits 2 on it.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// IsInputError reports whether err is, or wraps, an *InputError.
+func IsInputError(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}

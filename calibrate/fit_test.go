@@ -1,0 +1,78 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// synthetic makes records whose values the simulator itself predicts with
+// overlay truth: prefill and decode of a small model on three GPU chips of
+// two bandwidths, at two weight formats.
+func synthetic(t *testing.T, truth *Overlay) []Record {
+	t.Helper()
+	gpu := 99
+	var recs []Record
+	for _, soc := range []string{"../examples/calibration/apple/apple-m2-10c.yaml", "../examples/calibration/apple/apple-m1-pro-16c.yaml", "../examples/calibration/apple/apple-m1-max-32c.yaml"} {
+		for _, q := range []string{"Q4_0", "F16"} {
+			recs = append(recs,
+				Record{Kind: KindPrefill, SoC: soc, Model: "llama-3.2-1b", Quant: q, Shape: Shape{Prompt: 128}, NGPULayers: &gpu, Unit: UnitTokensPerSecond, Source: "synthetic"},
+				Record{Kind: KindDecode, SoC: soc, Model: "llama-3.2-1b", Quant: q, Shape: Shape{Gen: 16}, NGPULayers: &gpu, Unit: UnitTokensPerSecond, Source: "synthetic"})
+		}
+	}
+	pred, err := NewPredictor(sim.Analytic).Predict(context.Background(), recs, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		recs[i].Value = pred[i]
+	}
+	return recs
+}
+
+// TestFitRecoversKnownParameters fits records the simulator made with a
+// known overlay and finds its figures again.
+func TestFitRecoversKnownParameters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a few thousand simulations")
+	}
+	truth, err := ParseOverlay("truth.yaml", []byte(`source: the truth
+params:
+  - {param: gemm_efficiency, unit_kind: gpu, dtype: q4_0, value: 0.55}
+  - {param: gemm_efficiency, unit_kind: gpu, dtype: f16, value: 0.72}
+  - {param: seq_efficiency, memory: LPDDR5, value: 0.82}
+  - {param: dispatch, unit_kind: gpu, value: 6 us}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := synthetic(t, truth)
+	fit, err := FitRecords(context.Background(), recs, FitOptions{Fidelity: sim.Analytic, Starts: 2, Params: []string{"gemm_efficiency", "seq_efficiency", "dispatch"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for _, p := range truth.Params {
+		want[p.Key()] = p.Float()
+	}
+	if len(fit.Overlay.Params) != len(want) {
+		t.Errorf("fitted %d parameters, want %d: %+v", len(fit.Overlay.Params), len(want), fit.Params)
+	}
+	for _, p := range fit.Overlay.Params {
+		w, ok := want[p.Key()]
+		if !ok {
+			t.Errorf("fitted %s, which the truth does not have", p.Key())
+			continue
+		}
+		if math.Abs(p.Float()/w-1) > 0.01 {
+			t.Errorf("%s = %g, want %g", p.Key(), p.Float(), w)
+		}
+	}
+	for _, r := range fit.Residuals {
+		if math.Abs(r.Error) > 0.001 {
+			t.Errorf("%s %s %s: residual %+.4f, want about 0", r.Record.SoC, r.Record.Quant, r.Record.Kind, r.Error)
+		}
+	}
+}

@@ -1,0 +1,436 @@
+package calibrate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
+	"go.yaml.in/yaml/v3"
+)
+
+// Overlay is a calibration: fitted figures that apply to any chip whose
+// units and memory match them, and chip-specific figures by field path.
+// [ReadOverlay] reads one, [Overlay.Write] writes one, and
+// hw.LoadChipCalibrated applies one (an *Overlay is an hw.Calibration).
+type Overlay struct {
+	// Source says what the overlay was fitted from.
+	Source string  `yaml:"source" spec:"required"`
+	Params []Param `yaml:"params,omitempty"`
+	// Set maps a chip field path, exactly as `simulate --set` takes it, to
+	// a value: figures fitted for one chip (thermal resistances, say).
+	Set map[string]string `yaml:"set,omitempty"`
+
+	file    string         // where it was read from; provenance says calibrated:<file>
+	setLine map[string]int // line of each set entry, for errors
+}
+
+// Param is one fitted generic figure, keyed by what it applies to: a unit
+// kind (and for the efficiencies optionally a weight storage format), a
+// DRAM type, or every chip.
+type Param struct {
+	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|fallback_sync|sram_bandwidth|seq_efficiency|random_penalty|dram_latency|dma_setup"`
+	UnitKind string `yaml:"unit_kind,omitempty" spec:"oneof=npu|gpu|cpu|dsp"`
+	// Dtype is the weights' storage format (q4_0, q8_0, f16, …) an
+	// efficiency is for; empty, the unit's scalar efficiency.
+	Dtype  string `yaml:"dtype,omitempty"`
+	Memory string `yaml:"memory,omitempty" spec:"oneof=LPDDR4|LPDDR4X|LPDDR5|LPDDR5X|LPDDR5T|DDR4|DDR5|GDDR6|HBM2|HBM3"`
+	// Value and Stderr are quantities in the parameter's unit (a
+	// fraction, a duration, a plain factor); Stderr is the fit's one-sigma
+	// uncertainty, absent when unknown.
+	Value  string `yaml:"value" spec:"required"`
+	Stderr string `yaml:"stderr,omitempty"`
+
+	value, stderr float64 // parsed, SI
+}
+
+// scope is what a parameter is keyed by.
+type scope int
+
+const (
+	unitScope   scope = iota // unit_kind (and dtype for the efficiencies)
+	memoryScope              // memory: the DRAM type
+	chipScope                // every chip
+)
+
+// paramDef describes one overlay parameter: where it lands in a chip and
+// the range a fit may explore.
+type paramDef struct {
+	name     string
+	scope    scope
+	path     string // the field: under the unit for unitScope, else from the chip's root
+	byFormat string // the per-format map under the unit; "" if the parameter has none
+	kind     units.Kind
+	lo, hi   float64 // the allowed range; a fit stays strictly inside it
+	// log: the fit explores it on a log scale; else (a fraction) on a
+	// logit scale between lo and hi.
+	log bool
+}
+
+// paramDefs is every parameter an overlay may carry.
+var paramDefs = []paramDef{
+	{name: "gemm_efficiency", scope: unitScope, path: "gemm_efficiency", byFormat: "gemm_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1},
+	{name: "gemv_efficiency", scope: unitScope, path: "gemv_efficiency", byFormat: "gemv_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1},
+	{name: "dispatch", scope: unitScope, path: "dispatch", kind: units.KindDuration, lo: 1e-9, hi: 1e-2, log: true},
+	{name: "fallback_sync", scope: unitScope, path: "fallback_sync", kind: units.KindDuration, lo: 1e-9, hi: 1e-1, log: true},
+	{name: "sram_bandwidth", scope: unitScope, path: "sram_bandwidth", kind: units.KindByteRate, lo: 1e9, hi: 1e14, log: true},
+	{name: "seq_efficiency", scope: memoryScope, path: "memory.dram.seq_efficiency", kind: units.KindFraction, lo: 0, hi: 1},
+	{name: "random_penalty", scope: memoryScope, path: "memory.dram.random_penalty", lo: 1, hi: 100, log: true},
+	{name: "dram_latency", scope: memoryScope, path: "memory.dram.latency", kind: units.KindDuration, lo: 1e-9, hi: 1e-5, log: true},
+	{name: "dma_setup", scope: chipScope, path: "dma.setup", kind: units.KindDuration, lo: 1e-10, hi: 1e-4, log: true},
+}
+
+func defOf(name string) *paramDef {
+	for i := range paramDefs {
+		if paramDefs[i].name == name {
+			return &paramDefs[i]
+		}
+	}
+	return nil
+}
+
+// Key names what a parameter applies to, e.g. "gemv_efficiency[gpu,q4_0]"
+// or "seq_efficiency[LPDDR5]"; two parameters of an overlay never share one.
+func (p Param) Key() string {
+	var parts []string
+	for _, s := range []string{p.UnitKind, p.Dtype, p.Memory} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return p.Param
+	}
+	return p.Param + "[" + strings.Join(parts, ",") + "]"
+}
+
+// Float is the parameter's value in SI units (seconds, a fraction).
+func (p Param) Float() float64 { return p.value }
+
+// StderrFloat is its uncertainty in SI units; 0 when not known.
+func (p Param) StderrFloat() float64 { return p.stderr }
+
+// NewParam makes a parameter from SI values, printed exactly (so the
+// value a chip receives is the value given). The name must be one of the
+// overlay's parameters.
+func NewParam(name, unitKind, dtype, memory string, value, stderr float64) Param {
+	return newParam(name, unitKind, dtype, memory, value, stderr, -1)
+}
+
+// newParam prints value with digits significant digits (-1: exactly) and
+// stderr with two.
+func newParam(name, unitKind, dtype, memory string, value, stderr float64, digits int) Param {
+	def := defOf(name)
+	if def == nil {
+		panic("calibrate: unknown overlay parameter " + name)
+	}
+	p := Param{Param: name, UnitKind: unitKind, Dtype: dtype, Memory: memory}
+	p.Value = formatQuantity(value, def.kind, digits)
+	p.value, _ = parseQuantity(p.Value, def.kind)
+	if stderr > 0 {
+		p.Stderr = formatQuantity(stderr, def.kind, 2)
+		p.stderr, _ = parseQuantity(p.Stderr, def.kind)
+	}
+	return p
+}
+
+// formatQuantity prints v rounded to digits significant digits (-1: as
+// many as it takes to read back exactly) in kind's unit, a plain number for
+// fractions and factors.
+func formatQuantity(v float64, k units.Kind, digits int) string {
+	num := strconv.FormatFloat(v, 'g', digits, 64)
+	if k == 0 || k == units.KindFraction {
+		return num
+	}
+	x, _ := strconv.ParseFloat(num, 64)
+	return units.Format(x, k)
+}
+
+// File is the path the overlay was read from or written to.
+func (o *Overlay) File() string { return o.file }
+
+// Origin is how provenance names the overlay's figures.
+func (o *Overlay) Origin() string { return "calibrated:" + o.file }
+
+// ReadOverlay reads an overlay file; errors name the file, line and field.
+func ReadOverlay(path string) (*Overlay, error) {
+	data, err := spec.ReadFile(path, "calibration overlay")
+	if err != nil {
+		return nil, err
+	}
+	return ParseOverlay(path, data)
+}
+
+// ParseOverlay decodes an overlay strictly: unknown fields, duplicate
+// keys, a parameter keyed by what it cannot apply to, a value out of range
+// or a parameter given twice are errors with file:line.
+func ParseOverlay(file string, data []byte) (*Overlay, error) {
+	doc, err := spec.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	o := &Overlay{file: file}
+	if err := doc.Decode(o); err != nil {
+		return nil, err
+	}
+	seen := map[string]string{}
+	for i := range o.Params {
+		p := &o.Params[i]
+		at := "params." + strconv.Itoa(i)
+		if err := p.check(); err != nil {
+			// The entry's line: the field may be the one that is missing.
+			return nil, &spec.Error{File: file, Line: doc.Line(at), Path: at + "." + err.field, Msg: err.msg}
+		}
+		if prev, dup := seen[p.Key()]; dup {
+			return nil, doc.Errorf(at, "%s is given twice (also at %s)", p.Key(), prev)
+		}
+		seen[p.Key()] = fmt.Sprintf("%s:%d", file, doc.Line(at))
+	}
+	o.setLine = setLines(data)
+	for path, v := range o.Set {
+		if strings.TrimSpace(path) == "" || strings.TrimSpace(v) == "" {
+			return nil, &spec.Error{File: file, Line: o.setLine[path], Path: "set", Msg: "an empty path or value; write PATH: VALUE as simulate --set takes them"}
+		}
+	}
+	return o, nil
+}
+
+type fieldMsg struct{ field, msg string }
+
+// check validates a decoded parameter and parses its quantities.
+func (p *Param) check() *fieldMsg {
+	def := defOf(p.Param)
+	switch def.scope {
+	case unitScope:
+		if p.UnitKind == "" {
+			return &fieldMsg{"unit_kind", "missing: " + p.Param + " applies to a unit kind (npu, gpu, cpu, dsp)"}
+		}
+		if p.Memory != "" {
+			return &fieldMsg{"memory", p.Param + " is a unit's figure: give unit_kind, not memory"}
+		}
+		if p.Dtype != "" && def.byFormat == "" {
+			return &fieldMsg{"dtype", p.Param + " does not depend on the weights' format: leave dtype out"}
+		}
+		if p.Dtype != "" && !formatKey(p.Dtype) {
+			return &fieldMsg{"dtype", fmt.Sprintf("%q is not a storage format: use lower-case names such as q4_0, q8_0, f16", p.Dtype)}
+		}
+	case memoryScope:
+		if p.Memory == "" {
+			return &fieldMsg{"memory", "missing: " + p.Param + " applies to a DRAM type (LPDDR4X, LPDDR5, …)"}
+		}
+		if p.UnitKind != "" || p.Dtype != "" {
+			return &fieldMsg{"unit_kind", p.Param + " is the memory's figure: give memory, not unit_kind or dtype"}
+		}
+	case chipScope:
+		if p.UnitKind != "" || p.Dtype != "" || p.Memory != "" {
+			return &fieldMsg{"param", p.Param + " applies to every chip: leave unit_kind, dtype and memory out"}
+		}
+	}
+	v, err := parseQuantity(p.Value, def.kind)
+	if err != nil {
+		return &fieldMsg{"value", err.Error()}
+	}
+	if v <= def.lo || v > def.hi {
+		return &fieldMsg{"value", fmt.Sprintf("%s is out of range: %s must be in (%g, %g]", p.Value, p.Param, def.lo, def.hi)}
+	}
+	p.value = v
+	if p.Stderr != "" {
+		s, err := parseQuantity(p.Stderr, def.kind)
+		if err != nil {
+			return &fieldMsg{"stderr", err.Error()}
+		}
+		if s < 0 {
+			return &fieldMsg{"stderr", p.Stderr + " is not allowed: an uncertainty is 0 or more"}
+		}
+		p.stderr = s
+	}
+	return nil
+}
+
+func formatKey(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseQuantity reads a value of kind k; kind 0 is a plain number.
+func parseQuantity(s string, k units.Kind) (float64, error) {
+	if k != 0 {
+		return units.Parse(s, k)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || v != v || v > 1e300 || v < -1e300 {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return v, nil
+}
+
+// setLines finds the line of every key under the top-level set mapping.
+func setLines(data []byte) map[string]int {
+	lines := map[string]int{}
+	var n yaml.Node
+	if yaml.Unmarshal(data, &n) != nil || len(n.Content) == 0 {
+		return lines
+	}
+	root := n.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "set" {
+			continue
+		}
+		m := root.Content[i+1]
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			lines[m.Content[j].Value] = m.Content[j].Line
+		}
+	}
+	return lines
+}
+
+// Overrides are the overlay's figures as field overrides on a chip of the
+// given shape: each generic parameter on every unit of its kind (into the
+// per-format map when it has a dtype) or on a DRAM of its type, then the
+// set entries in file order. Their origin is "calibrated:<file>".
+func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
+	origin := o.Origin()
+	var out []spec.Override
+	for _, p := range o.Params {
+		def := defOf(p.Param)
+		value := formatQuantity(p.value, def.kind, -1)
+		switch def.scope {
+		case unitScope:
+			for _, u := range shape.Units {
+				if u.Kind != p.UnitKind {
+					continue
+				}
+				path := "units." + u.Name + "." + def.path
+				if p.Dtype != "" {
+					path = "units." + u.Name + "." + def.byFormat + "." + p.Dtype
+				}
+				out = append(out, spec.Override{Path: path, Value: value, Origin: origin})
+			}
+		case memoryScope:
+			if shape.DRAMType == p.Memory {
+				out = append(out, spec.Override{Path: def.path, Value: value, Origin: origin})
+			}
+		case chipScope:
+			out = append(out, spec.Override{Path: def.path, Value: value, Origin: origin})
+		}
+	}
+	paths := make([]string, 0, len(o.Set))
+	for p := range o.Set {
+		paths = append(paths, p)
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		if c := o.setLine[a] - o.setLine[b]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	for _, p := range paths {
+		out = append(out, spec.Override{Path: p, Value: o.Set[p], Origin: origin})
+	}
+	return out, nil
+}
+
+// Load loads a chip (catalog id or file) with the overlay applied, then
+// sets; a set entry the chip has no field for is an error naming the
+// overlay's file and line.
+func (o *Overlay) Load(ref string, sets []spec.Override) (*hw.Chip, error) {
+	var cal hw.Calibration
+	if o != nil {
+		cal = o
+	}
+	c, err := hw.LoadChipCalibrated(ref, cal, sets)
+	if err != nil && o != nil {
+		if se, ok := err.(*spec.Error); ok && se.File == o.Origin() {
+			loc := *se
+			loc.File, loc.Line = o.file, o.setLine[se.Path]
+			loc.Msg = "in set, for chip " + ref + ": " + se.Msg
+			return nil, &loc
+		}
+	}
+	return c, err
+}
+
+// Encode prints the overlay as YAML, one parameter a line.
+func (o *Overlay) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteString("# A calibration overlay: edgetwin simulate --calibration FILE applies it.\n")
+	b.WriteString("source: " + yamlString(o.Source) + "\n")
+	if len(o.Params) > 0 {
+		b.WriteString("params:\n")
+	}
+	for _, p := range o.Params {
+		fields := []string{"param: " + p.Param}
+		for _, kv := range [][2]string{{"unit_kind", p.UnitKind}, {"dtype", p.Dtype}, {"memory", p.Memory}, {"value", p.Value}, {"stderr", p.Stderr}} {
+			if kv[1] != "" {
+				fields = append(fields, kv[0]+": "+yamlString(kv[1]))
+			}
+		}
+		b.WriteString("  - {" + strings.Join(fields, ", ") + "}\n")
+	}
+	if len(o.Set) > 0 {
+		b.WriteString("set:\n")
+		keys := make([]string, 0, len(o.Set))
+		for k := range o.Set {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			b.WriteString("  " + yamlString(k) + ": " + yamlString(o.Set[k]) + "\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// yamlString prints s as a YAML scalar that reads back as the same string:
+// plain when it holds only letters, digits and a few safe marks, else
+// double-quoted.
+func yamlString(s string) string {
+	if plainScalar.MatchString(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_µ][A-Za-z0-9_.µ/ +-]*$`)
+
+// Write writes the overlay to path atomically: a temporary file in the
+// same directory, synced, then renamed over path.
+func (o *Overlay) Write(path string) error {
+	o.file = path
+	return writeAtomic(path, o.Encode())
+}
+
+// writeAtomic replaces path with data, never leaving a half-written file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // a no-op after the rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

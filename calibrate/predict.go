@@ -1,0 +1,249 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// Phases of a validation point.
+const (
+	PhasePrefill = "prefill"
+	PhaseDecode  = "decode"
+	PhaseKernel  = "kernel"
+)
+
+// PhaseOf is the phase a record's kind belongs to: prefill, decode, or
+// kernel for everything measured below the model (bandwidth, gemv, …).
+func PhaseOf(k Kind) string {
+	switch k {
+	case KindPrefill:
+		return PhasePrefill
+	case KindDecode:
+		return PhaseDecode
+	}
+	return PhaseKernel
+}
+
+// Predictable reports whether the simulator can predict a record: the
+// model kinds, prefill and decode. Kernel and memory kinds need a
+// single-kernel run the simulator does not have yet; the reason says so.
+func Predictable(r Record) (ok bool, reason string) {
+	switch {
+	case r.Kind != KindPrefill && r.Kind != KindDecode:
+		return false, fmt.Sprintf("kind %s: the simulator runs whole models only (prefill, decode); kernel and memory records are not predicted yet", r.Kind)
+	case r.Kind == KindPrefill && r.Shape.Depth > 0:
+		return false, fmt.Sprintf("a prefill after %d tokens of context (depth) is not simulated", r.Shape.Depth)
+	}
+	return true, ""
+}
+
+// workload is what one record asks the simulator to run, minus the chip's
+// calibration: records that share it share a run.
+type workload struct {
+	soc, model, quant, kv string
+	prompt, gen, batch    int
+	gpu                   int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
+}
+
+func workloadOf(r Record) workload {
+	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1}
+	if w.kv == "" {
+		w.kv = "F16"
+	}
+	if r.NGPULayers != nil {
+		w.gpu = *r.NGPULayers
+	}
+	if r.Kind == KindPrefill {
+		w.prompt = r.Shape.Prompt
+	} else {
+		w.prompt, w.gen = r.Shape.Depth, r.Shape.Gen
+	}
+	return w
+}
+
+// predicted is the figure a result gives for a record, in its unit.
+func predicted(r Record, res *sim.Result) (float64, error) {
+	ph := res.Prefill
+	if r.Kind == KindDecode {
+		ph = res.Decode.Phase
+	}
+	if ph.TokensPerS == nil || *ph.TokensPerS <= 0 {
+		return 0, fmt.Errorf("%s: the run has no %s rate", r.Source, r.Kind)
+	}
+	if r.Unit == UnitSeconds {
+		if r.Kind == KindDecode {
+			return 1 / *ph.TokensPerS, nil // seconds per generated token
+		}
+		return ph.Seconds, nil
+	}
+	return *ph.TokensPerS, nil
+}
+
+// Predictor runs the simulator on records' workloads under a calibration
+// overlay, at one fidelity, reusing runs across identical points. It is
+// safe for concurrent use.
+type Predictor struct {
+	Fidelity sim.Fidelity
+	// Workers bounds the runs in flight; 0 means GOMAXPROCS.
+	Workers int
+
+	mu     sync.Mutex
+	models map[string]*workloads.Spec
+	runs   map[string]*sim.Result
+}
+
+// NewPredictor makes a predictor at fidelity (analytic, tile or line).
+func NewPredictor(f sim.Fidelity) *Predictor {
+	return &Predictor{Fidelity: f, models: map[string]*workloads.Spec{}, runs: map[string]*sim.Result{}}
+}
+
+func (p *Predictor) model(ref string) (*workloads.Spec, error) {
+	p.mu.Lock()
+	m, ok := p.models[ref]
+	p.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := workloads.LoadModel(ref, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.models[ref] = m
+	p.mu.Unlock()
+	return m, nil
+}
+
+// Run simulates record r's workload with overlay ov (nil for none).
+func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result, error) {
+	w := workloadOf(r)
+	key := fmt.Sprintf("%+v|%s", w, overlayKey(ov))
+	p.mu.Lock()
+	res, ok := p.runs[key]
+	p.mu.Unlock()
+	if ok {
+		return res, nil
+	}
+	chip, err := ov.Load(w.soc, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	m, err := p.model(w.model)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	q, err := workloads.ParseQuant(w.quant)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	kv, err := workloads.ParseKVFormat(w.kv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unitFor(chip, w.gpu),
+		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
+	res, err = sim.Run(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	p.mu.Lock()
+	p.runs[key] = res
+	p.mu.Unlock()
+	return res, nil
+}
+
+// overlayKey identifies an overlay's content for the run cache.
+func overlayKey(ov *Overlay) string {
+	if ov == nil {
+		return ""
+	}
+	return ov.file + "\x00" + string(ov.Encode())
+}
+
+// unitFor picks the unit llama.cpp ran on: the GPU when layers were
+// offloaded to it, the CPU when none were, else the simulator's choice.
+func unitFor(chip *hw.Chip, gpuLayers int) string {
+	want := ""
+	switch {
+	case gpuLayers > 0:
+		want = hw.GPU
+	case gpuLayers == 0:
+		want = hw.CPU
+	}
+	for _, u := range chip.Units {
+		if want != "" && u.Kind == want {
+			return u.Name
+		}
+	}
+	return ""
+}
+
+// Predict gives the predicted figure of every record, in its unit, in
+// order, running up to Workers simulations at once.
+func (p *Predictor) Predict(ctx context.Context, recs []Record, ov *Overlay) ([]float64, error) {
+	ovs := make([]*Overlay, len(recs))
+	for i := range ovs {
+		ovs[i] = ov
+	}
+	return p.PredictEach(ctx, recs, ovs)
+}
+
+// PredictEach is Predict with an overlay per record.
+func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overlay) ([]float64, error) {
+	out := make([]float64, len(recs))
+	errs := make([]error, len(recs))
+	workers := p.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(recs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res, err := p.Run(ctx, recs[i], ovs[i])
+				if err == nil {
+					out[i], err = predicted(recs[i], res)
+				}
+				errs[i] = err
+			}
+		}()
+	}
+	for i := range recs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Forget drops the cached runs (the fit calls it between rounds so memory
+// stays bounded).
+func (p *Predictor) Forget() {
+	p.mu.Lock()
+	p.runs = map[string]*sim.Result{}
+	p.mu.Unlock()
+}
+
+// chipLabel is a short name for a record's chip: a file's base name without
+// its extension, or the catalog id.
+func chipLabel(soc string) string {
+	if i := strings.LastIndexByte(soc, '/'); i >= 0 {
+		soc = soc[i+1:]
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(soc, ".yaml"), ".yml")
+}

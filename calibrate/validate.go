@@ -1,0 +1,170 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// Point is one record set against its prediction: the figures in the
+// record's unit and the signed relative error (predicted − measured) /
+// measured.
+type Point struct {
+	SoC       string  `json:"soc"`
+	Model     string  `json:"model"`
+	Quant     string  `json:"quant"`
+	Phase     string  `json:"phase"`
+	Kind      Kind    `json:"kind"`
+	Unit      string  `json:"unit"`
+	Measured  float64 `json:"measured"`
+	Predicted float64 `json:"predicted"`
+	Error     float64 `json:"error"`
+	// Group is the held-out group the point was predicted from the others
+	// of ("" without --holdout).
+	Group  string `json:"group,omitempty"`
+	Source string `json:"source"`
+}
+
+// PhaseStats summarises one phase's points.
+type PhaseStats struct {
+	Points int     `json:"points"`
+	MAPE   float64 `json:"mape"` // mean absolute error, a fraction
+	// Worst is the point with the largest absolute error.
+	Worst Point `json:"worst"`
+}
+
+// Validation is predicted against measured for a set of records.
+type Validation struct {
+	Calibration string                `json:"calibration"` // the overlay file, "" for none
+	Fidelity    string                `json:"fidelity"`
+	Holdout     string                `json:"holdout"` // chip, model, or ""
+	Points      []Point               `json:"points"`
+	MAPE        map[string]float64    `json:"mape"` // by phase, and "all"
+	Phases      map[string]PhaseStats `json:"phases"`
+	Skipped     []SkippedRecord       `json:"skipped"`
+}
+
+// SkippedRecord is a record validation could not predict, and why.
+type SkippedRecord struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// ValidateOptions configure [Validate].
+type ValidateOptions struct {
+	Overlay  *Overlay     // applied to every chip; nil for none
+	Fidelity sim.Fidelity // default tile
+	// Holdout, chip or model, predicts each group of records (one chip,
+	// or one model) from an overlay fitted on all the others (leave one
+	// group out) instead of from Overlay.
+	Holdout string
+	Fit     FitOptions // how the hold-out fits run
+	Workers int
+}
+
+// Validate predicts every record and compares. Records the simulator
+// cannot predict are listed as skipped.
+func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validation, error) {
+	if opt.Fidelity == "" {
+		opt.Fidelity = sim.Tile
+	}
+	v := &Validation{Fidelity: string(opt.Fidelity), Holdout: opt.Holdout}
+	if opt.Overlay != nil {
+		v.Calibration = opt.Overlay.File()
+	}
+	use, skipped, err := predictable(recs, "validate")
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range skipped {
+		v.Skipped = append(v.Skipped, SkippedRecord{Source: u.Record.Source, Reason: u.Reason})
+	}
+	pr := NewPredictor(opt.Fidelity)
+	pr.Workers = opt.Workers
+	switch opt.Holdout {
+	case "":
+		pred, err := pr.Predict(ctx, use, opt.Overlay)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range use {
+			v.Points = append(v.Points, pointOf(r, pred[i], ""))
+		}
+	case "chip", "model":
+		groupOf := func(r Record) string {
+			if opt.Holdout == "chip" {
+				return r.SoC
+			}
+			return r.Model
+		}
+		var groups []string
+		for _, r := range use {
+			if g := groupOf(r); !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
+		if len(groups) < 2 {
+			return nil, &InputError{Msg: fmt.Sprintf("--holdout %s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)}
+		}
+		for _, g := range groups {
+			var train, test []Record
+			for _, r := range use {
+				if groupOf(r) == g {
+					test = append(test, r)
+				} else {
+					train = append(train, r)
+				}
+			}
+			fopt := opt.Fit
+			fopt.Fidelity, fopt.Workers = opt.Fidelity, opt.Workers
+			fit, err := FitRecords(ctx, train, fopt)
+			if err != nil {
+				return nil, err
+			}
+			pred, err := pr.Predict(ctx, test, fit.Overlay)
+			if err != nil {
+				return nil, err
+			}
+			for i, r := range test {
+				v.Points = append(v.Points, pointOf(r, pred[i], g))
+			}
+		}
+	default:
+		return nil, &InputError{Msg: fmt.Sprintf("--holdout %q is not allowed: use chip or model", opt.Holdout)}
+	}
+	v.summarise()
+	return v, nil
+}
+
+func pointOf(r Record, pred float64, group string) Point {
+	return Point{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
+		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
+}
+
+// summarise fills the MAPE and the worst point by phase, and over all.
+func (v *Validation) summarise() {
+	v.MAPE, v.Phases = map[string]float64{}, map[string]PhaseStats{}
+	for _, ph := range []string{PhasePrefill, PhaseDecode, PhaseKernel, "all"} {
+		var st PhaseStats
+		var sum float64
+		for _, p := range v.Points {
+			if ph != "all" && p.Phase != ph {
+				continue
+			}
+			st.Points++
+			sum += math.Abs(p.Error)
+			if st.Points == 1 || math.Abs(p.Error) > math.Abs(st.Worst.Error) {
+				st.Worst = p
+			}
+		}
+		if st.Points == 0 {
+			continue
+		}
+		st.MAPE = sum / float64(st.Points)
+		v.MAPE[ph] = st.MAPE
+		v.Phases[ph] = st
+	}
+}

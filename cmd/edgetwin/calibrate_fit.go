@@ -1,0 +1,187 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/calibrate"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/sim"
+	"github.com/spf13/cobra"
+)
+
+// readRecords reads every records file; a missing or malformed file is
+// bad input, and a cut-short last line is reported on stderr.
+func readRecords(cmd *cobra.Command, files []string) ([]calibrate.Record, error) {
+	var all []calibrate.Record
+	for _, f := range files {
+		recs, warns, err := calibrate.ReadFile(f)
+		if err != nil {
+			if spec.IsSpecError(err) || strings.HasPrefix(err.Error(), f) {
+				return nil, inputErr(err)
+			}
+			return nil, inputErr(fmt.Errorf("%s: cannot read records: %w", f, err))
+		}
+		for _, w := range warns {
+			fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: warning: %s:%d: %s\n", w.File, w.Line, w.Msg)
+		}
+		all = append(all, recs...)
+	}
+	return all, nil
+}
+
+// paramList splits a --params value; empty means the defaults.
+func paramList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// calibrationErr classifies an error of fit or validate: the user's input
+// (records naming chips or models that do not load, nothing usable) or not.
+func calibrationErr(err error) error {
+	var ie *sim.InputError
+	if calibrate.IsInputError(err) || spec.IsSpecError(err) || errors.As(err, &ie) {
+		return inputErr(err)
+	}
+	return err
+}
+
+func newCalibrateFit() *cobra.Command {
+	var out, params, fidelity string
+	var starts int
+	cmd := &cobra.Command{
+		Use:   "fit RECORDS.jsonl... -o OVERLAY.yaml",
+		Short: "Fit the uncertain parameters to measured records: a calibration overlay",
+		Long: `fit chooses the parameters the records can inform (compute efficiency by unit
+kind, weight format and GEMM/GEMV, DRAM sequential efficiency by memory type,
+dispatch cost by unit kind; --params picks others), runs the simulator on every
+record's workload and fits them with gonum/optimize (Newton on the log
+residuals, bounded by logistic transforms, from several starts). It prints each
+fitted value with its one-sigma uncertainty and every record's residual, and
+writes the overlay atomically. The overlay's parameters are keyed by unit kind,
+weight format and memory type, so it applies to chips that were not in the fit:
+simulate --calibration OVERLAY.yaml.
+
+Above the analytic fidelity the fit runs on the analytic model corrected per
+record by the ratio of the two fidelities at the current parameters, repeated
+until the ratio settles; the residuals printed are at --fidelity.`,
+		Example: `  edgetwin calibrate fit m1.jsonl -o m1.yaml
+  edgetwin calibrate fit a.jsonl b.jsonl -o cal.yaml --params gemv_efficiency,seq_efficiency --fidelity analytic`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if out == "" {
+				return inputErrorf("calibrate fit needs -o, the overlay file to write")
+			}
+			if _, err := filepath.Abs(out); err != nil || strings.HasSuffix(out, "/") {
+				return inputErrorf("-o %q is not a file path", out)
+			}
+			fid, err := sim.ParseFidelity(fidelity)
+			if err != nil {
+				return inputErr(err)
+			}
+			if starts < 1 {
+				return inputErrorf("--starts %d is not allowed: give 1 or more", starts)
+			}
+			recs, err := readRecords(cmd, files)
+			if err != nil {
+				return err
+			}
+			fit, err := calibrate.FitRecords(cmd.Context(), recs, calibrate.FitOptions{
+				Params: paramList(params), Fidelity: fid, Starts: starts,
+				Source: fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
+			})
+			if err != nil {
+				return calibrationErr(err)
+			}
+			// The overlay is written before the report is printed, so a
+			// closed stdout never loses the fit.
+			if err := fit.Overlay.Write(out); err != nil {
+				return fmt.Errorf("-o %s: %w", out, err)
+			}
+			if err := reports.WriteFit(cmd.OutOrStdout(), fit); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: %d parameters from %d records (%d record predictions)\n", out, len(fit.Overlay.Params), len(fit.Residuals), fit.Runs)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "output", "o", "", "the overlay file to write (YAML)")
+	fl.StringVar(&params, "params", "", "parameters to fit, comma-separated: "+strings.Join(calibrate.ParamNames(), ", ")+" (default "+strings.Join(calibrate.DefaultFitParams, ",")+")")
+	fl.StringVar(&fidelity, "fidelity", string(sim.Tile), "the fidelity the overlay answers to: analytic, tile or line")
+	fl.IntVar(&starts, "starts", 2, "starting points of the optimisation")
+	return cmd
+}
+
+func newCalibrateValidate() *cobra.Command {
+	var calPath, holdout, format, plotTo, fidelity, params string
+	cmd := &cobra.Command{
+		Use:   "validate RECORDS.jsonl... [--calibration OVERLAY.yaml]",
+		Short: "Predicted vs measured for every record: error per point, MAPE and worst case by phase",
+		Long: `validate runs the simulator on every record's workload (with the overlay, if
+given) and prints each point's measured and predicted figure and signed error,
+then the mean absolute percentage error and the worst point by phase. With
+--holdout chip (or model) each chip's (model's) records are predicted from an
+overlay fitted on all the other records instead: leave one group out.`,
+		Example: `  edgetwin calibrate validate m2.jsonl --calibration m1.yaml
+  edgetwin calibrate validate all.jsonl --holdout chip --format json --plot pred.png`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			f, err := checkOutput(format, plotTo)
+			if err != nil {
+				return err
+			}
+			if f == reports.CSV {
+				return inputErrorf("--format csv is not offered by validate: use table or json")
+			}
+			fid, err := sim.ParseFidelity(fidelity)
+			if err != nil {
+				return inputErr(err)
+			}
+			if holdout != "" && holdout != "chip" && holdout != "model" {
+				return inputErrorf("--holdout %q is not allowed: use chip or model", holdout)
+			}
+			if holdout != "" && calPath != "" {
+				return inputErrorf("--holdout fits its own overlays: leave out --calibration")
+			}
+			var ov *calibrate.Overlay
+			if calPath != "" {
+				if ov, err = calibrate.ReadOverlay(calPath); err != nil {
+					return inputErr(err)
+				}
+			}
+			recs, err := readRecords(cmd, files)
+			if err != nil {
+				return err
+			}
+			v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
+				Overlay: ov, Fidelity: fid, Holdout: holdout, Fit: calibrate.FitOptions{Params: paramList(params)},
+			})
+			if err != nil {
+				return calibrationErr(err)
+			}
+			if err := reports.WriteValidation(cmd.OutOrStdout(), v, f); err != nil {
+				return err
+			}
+			if plotTo != "" {
+				if err := reports.PlotValidation(plotTo, v); err != nil {
+					return fmt.Errorf("--plot %s: %w", plotTo, err)
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&calPath, "calibration", "", "a calibration overlay from calibrate fit")
+	fl.StringVar(&holdout, "holdout", "", "leave one group out: chip or model")
+	fl.StringVar(&format, "format", string(reports.Table), "output: table or json")
+	fl.StringVar(&plotTo, "plot", "", "draw predicted vs measured with the y = x line to FILE (.png, .svg, .pdf)")
+	fl.StringVar(&fidelity, "fidelity", string(sim.Tile), "model detail: analytic, tile or line")
+	fl.StringVar(&params, "params", "", "with --holdout: the parameters each fit fits (as calibrate fit --params)")
+	return cmd
+}

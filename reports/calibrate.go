@@ -1,0 +1,166 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/edgetwin/edgetwin/calibrate"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// WriteValidation prints a validation as a table (one row a point, then
+// the MAPE and worst case by phase) or as JSON.
+func WriteValidation(w io.Writer, v *calibrate.Validation, f Format) error {
+	switch f {
+	case JSON:
+		return WriteJSON(w, v)
+	case Table:
+		return validationTable(w, v)
+	}
+	return fmt.Errorf("calibrate validate prints table or json, not %s", f)
+}
+
+func validationTable(w io.Writer, v *calibrate.Validation) error {
+	cal := v.Calibration
+	if cal == "" {
+		cal = "no calibration"
+	}
+	how := cal
+	if v.Holdout != "" {
+		how = "each " + v.Holdout + " predicted from a fit on the others"
+	}
+	fmt.Fprintf(w, "%d points · %s fidelity · %s\n\n", len(v.Points), v.Fidelity, how)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "chip\tmodel\tquant\tphase\tmeasured\tpredicted\terror\t")
+	for _, p := range v.Points {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", chipName(p.SoC), p.Model, p.Quant, p.Phase,
+			num(p.Measured), p.Unit, num(p.Predicted), 100*p.Error)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, ph := range []string{calibrate.PhasePrefill, calibrate.PhaseDecode, calibrate.PhaseKernel, "all"} {
+		st, ok := v.Phases[ph]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "%-8s MAPE %5.1f%% over %d points; worst %+.1f%% (%s %s %s)\n", ph, 100*st.MAPE, st.Points,
+			100*st.Worst.Error, chipName(st.Worst.SoC), st.Worst.Quant, st.Worst.Phase)
+	}
+	for _, s := range v.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.Source, s.Reason)
+	}
+	return nil
+}
+
+// chipName shortens a chip file's path to its base name.
+func chipName(soc string) string {
+	if i := strings.LastIndexByte(soc, '/'); i >= 0 {
+		soc = soc[i+1:]
+	}
+	return strings.TrimSuffix(soc, ".yaml")
+}
+
+// WriteFit prints a fit: each parameter with its value, uncertainty and
+// the value before, then the residual of every record.
+func WriteFit(w io.Writer, fit *calibrate.Fit) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "parameter\tfitted\t± 1σ\tbefore\t")
+	for _, p := range fit.Params {
+		if !p.Identified {
+			fmt.Fprintf(tw, "%s\tnot determined by these records: left out\t\t\t\n", p.Key())
+			continue
+		}
+		se := p.Stderr
+		switch {
+		case p.AtBound:
+			se = "at its bound"
+		case se == "":
+			se = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", p.Key(), p.Value, se, num(p.Before))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "record\tchip\tquant\tmeasured\tpredicted\tresidual\t")
+	for _, r := range fit.Residuals {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", r.Record.Source, chipName(r.Record.SoC), r.Record.Quant,
+			num(r.Measured), r.Record.Unit, num(r.Predicted), 100*r.Error)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range fit.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.Record.Source, s.Reason)
+	}
+	return nil
+}
+
+// PlotValidation draws predicted against measured on log axes, one
+// marker style per phase, with the y = x line: points above it are
+// over-predicted.
+func PlotValidation(path string, v *calibrate.Validation) error {
+	pl := plot.New()
+	style(pl)
+	pl.X.Label.Text = "measured"
+	pl.Y.Label.Text = "predicted"
+	pl.X.Scale, pl.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = logTicks{}, logTicks{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	k := 0
+	for _, ph := range []string{calibrate.PhasePrefill, calibrate.PhaseDecode, calibrate.PhaseKernel} {
+		var xys plotter.XYs
+		for _, p := range v.Points {
+			if p.Phase == ph {
+				xys = append(xys, plotter.XY{X: p.Measured, Y: p.Predicted})
+				lo, hi = math.Min(lo, math.Min(p.Measured, p.Predicted)), math.Max(hi, math.Max(p.Measured, p.Predicted))
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = glyphStyle(k)
+		k++
+		pl.Add(sc)
+		pl.Legend.Add(fmt.Sprintf("%s (MAPE %.1f%%)", ph, 100*v.MAPE[ph]), sc)
+	}
+	if k == 0 {
+		return fmt.Errorf("--plot: no points to draw")
+	}
+	lo, hi = lo/1.2, hi*1.2
+	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return err
+	}
+	diag.LineStyle = draw.LineStyle{Color: paretoGrey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	pl.Add(diag)
+	pl.Legend.Add("y = x", diag)
+	pl.Legend.Top, pl.Legend.Left = true, true
+	pl.Legend.TextStyle.Font = sans(tickSize)
+	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = lo, hi, lo, hi
+	title := "Predicted vs measured, " + v.Fidelity + " fidelity"
+	if v.Holdout != "" {
+		title += ", each " + v.Holdout + " held out"
+	}
+	side := 7 * vg.Inch
+	return saveRendered(path, func(format string) (io.WriterTo, error) {
+		return renderTitled(format, side, side+titleHeight, title, func(c draw.Canvas) { pl.Draw(c) })
+	})
+}
+
+// num prints a measured or predicted figure with four significant digits.
+func num(v float64) string { return fmt.Sprintf("%.4g", v) }
