@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -78,7 +79,13 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 			"probe:random_read (sequential_4k ÷ random_4k throughput)")
 	}
 	if llc := host.LLC(); llc.Bytes > 0 {
-		emitLLC(&c, llc, recs, osSource(host, fmt.Sprintf("sysfs /sys/devices/system/cpu/cpu0/cache (level %d)", llc.Level), "sysctl hw.l3cachesize or hw.l2cachesize"))
+		src := osSource(host, fmt.Sprintf("sysfs /sys/devices/system/cpu/cpu0/cache (level %d)", llc.Level), "sysctl hw.l3cachesize or hw.l2cachesize")
+		if knee, ok := bandwidthKnee(recs); ok && knee < llc.Bytes/2 {
+			src = fmt.Sprintf("probe:bandwidth (one thread reads at least %.1f× the DRAM plateau up to %s and not beyond: the share of the %s LLC the OS reports (%s) that this machine gets, as on a VM sharing its socket)",
+				kneeFactor, mib(knee), mib(llc.Bytes), src)
+			llc.Bytes = knee
+		}
+		emitLLC(&c, llc, recs, src)
 	}
 	emitCPU(&c, host, recs)
 	c.line("sources:")
@@ -86,6 +93,41 @@ func EmitSoC(host Host, recs []calibrate.Record) ([]byte, error) {
 		c.line("  %s: %s", s[0], strconv.Quote(s[1]))
 	}
 	return []byte(strings.Join(c.lines, "\n") + "\n"), nil
+}
+
+// kneeFactor is how much faster than DRAM a working set must stream for
+// bandwidthKnee to count it as cached.
+const kneeFactor = 1.6
+
+// bandwidthKnee is the largest working set one thread still reads at
+// kneeFactor times the bandwidth of the largest sets (DRAM): the cache
+// the machine actually gets, which on a shared host can be far less than
+// the LLC the OS reports.
+func bandwidthKnee(recs []calibrate.Record) (int64, bool) {
+	type point struct {
+		set int64
+		bw  float64
+	}
+	var pts []point
+	for _, r := range recs {
+		if r.Kind == calibrate.KindBandwidth && r.Threads == 1 && r.Unit == calibrate.UnitBytesPerSecond && r.Shape.Bytes > 0 {
+			pts = append(pts, point{r.Shape.Bytes, r.Value})
+		}
+	}
+	if len(pts) < 4 {
+		return 0, false
+	}
+	slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.set, b.set) })
+	dram := pts[len(pts)-1].bw
+	for i := len(pts) - 1; i >= 0; i-- {
+		if pts[i].bw >= kneeFactor*dram {
+			if i == len(pts)-1 {
+				return 0, false
+			}
+			return pts[i].set, true
+		}
+	}
+	return 0, false
 }
 
 // osSource names where a figure came from on Linux or on macOS.
