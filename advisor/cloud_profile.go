@@ -459,10 +459,7 @@ func (l *profileLoader) device(f *profileFile) error {
 // resolve reads a chip or model reference that is not a catalog id
 // relative to the profile's folder.
 func (l *profileLoader) resolve(ref string, ids []string) string {
-	if slices.Contains(ids, ref) || filepath.IsAbs(ref) || !strings.ContainsAny(ref, "/.") {
-		return ref
-	}
-	return filepath.Join(l.dir, ref)
+	return spec.Relative(l.dir, ref, ids)
 }
 
 func (l *profileLoader) cloud(f *profileFile) error {

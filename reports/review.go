@@ -185,7 +185,7 @@ func LoadReview(file string, data []byte) (*Review, error) {
 		if c == "" {
 			return nil, doc.Errorf(path, "an empty chip; give a catalog id (edgetwin catalog) or a chip file")
 		}
-		c = resolveRef(dir, c, hw.ChipIDs())
+		c = spec.Relative(dir, c, hw.ChipIDs())
 		if slices.Contains(r.Chips, c) {
 			return nil, doc.Errorf(path, "%s is listed twice", c)
 		}
@@ -196,7 +196,7 @@ func LoadReview(file string, data []byte) (*Review, error) {
 	}
 	for i, m := range f.Models {
 		path := "models." + strconv.Itoa(i)
-		m.Model = resolveRef(dir, strings.TrimSpace(m.Model), workloads.ModelIDs())
+		m.Model = spec.Relative(dir, strings.TrimSpace(m.Model), workloads.ModelIDs())
 		if m.Quant == "" {
 			m.Quant = "Q4_0"
 		}
@@ -216,7 +216,7 @@ func LoadReview(file string, data []byte) (*Review, error) {
 	}
 	for i, s := range f.Scenarios {
 		path := "scenarios." + strconv.Itoa(i)
-		s.Scenario = resolveRef(dir, strings.TrimSpace(s.Scenario), workloads.ScenarioIDs())
+		s.Scenario = spec.Relative(dir, strings.TrimSpace(s.Scenario), workloads.ScenarioIDs())
 		if s.Duration != nil && *s.Duration <= 0 {
 			return nil, doc.Errorf(path+".duration", "a scenario runs for a positive duration, e.g. 2m")
 		}
@@ -288,15 +288,6 @@ func questionIDs() []string {
 		ids = append(ids, q.ID)
 	}
 	return ids
-}
-
-// resolveRef reads a reference that is not a catalog id relative to dir,
-// the review file's folder.
-func resolveRef(dir, ref string, ids []string) string {
-	if slices.Contains(ids, ref) || filepath.IsAbs(ref) || !strings.ContainsAny(ref, "/.") {
-		return ref
-	}
-	return filepath.Join(dir, ref)
 }
 
 // Errorf returns an error located at a field of the review file (path as

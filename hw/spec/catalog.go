@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -61,4 +63,14 @@ func ReadFile(name, kind string) ([]byte, error) {
 		return nil, &Error{File: name, Msg: "cannot read " + kind + " file: " + msg}
 	}
 	return data, nil
+}
+
+// Relative resolves a reference to a catalog entry or a file as written
+// in a file in folder dir: a catalog id (one of ids), an absolute path
+// or a bare name stays as it is; any other path is taken relative to dir.
+func Relative(dir, ref string, ids []string) string {
+	if slices.Contains(ids, ref) || filepath.IsAbs(ref) || !strings.ContainsAny(ref, "/.") {
+		return ref
+	}
+	return filepath.Join(dir, ref)
 }

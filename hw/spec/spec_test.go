@@ -137,3 +137,17 @@ func FuzzParseDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestRelative(t *testing.T) {
+	ids := []string{"seed-c"}
+	for _, c := range []struct{ ref, want string }{
+		{"seed-c", "seed-c"},                  // a catalog id
+		{"chips/x.yaml", "/rev/chips/x.yaml"}, // a path, from the file's folder
+		{"/abs/x.yaml", "/abs/x.yaml"},        // absolute
+		{"unknown-id", "unknown-id"},          // a bare name: left for the catalog to reject
+	} {
+		if got := Relative("/rev", c.ref, ids); got != c.want {
+			t.Errorf("Relative(%q) = %q, want %q", c.ref, got, c.want)
+		}
+	}
+}
