@@ -162,7 +162,7 @@ type memoStep struct {
 // memoSpan is the widest gap in context between two remembered steps the
 // memo interpolates across: twice the widest stride, so the remembered
 // steps of a straight stretch serve every step between them.
-const memoSpan = 2 * maxStride
+const memoSpan = 8 * maxStride
 
 // The memo extends the line of two steps at one clock setting when they
 // are at least memoMinGap tokens apart, up to memoReach times that gap
