@@ -74,8 +74,10 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 			}
 			if base+ts.prompt+ts.gen > limit {
 				if sc.OnFull == workloads.Reset {
+					if base > 0 { // a fresh conversation prefills the system prompt again
+						ts.prompt += sc.SystemPrompt
+					}
 					ts.base, ts.reset = 0, true
-					ts.prompt += sc.SystemPrompt
 				} else {
 					ts.base, ts.truncated = max(sc.SystemPrompt, limit-ts.prompt-ts.gen), true
 				}
