@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,14 +17,16 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// minimalChip is CONTRACT.md's smallest valid chip: everything but the DRAM
-// and the NPU's peak is a default.
-const minimalChip = `name: Example phone SoC
-memory:
-  dram: {type: LPDDR5X, bandwidth: 68.3 GB/s, capacity: 16 GiB}
-units:
-  - {name: npu, kind: npu, peak: {int8: 45 TOPS}}
-`
+// minimalChip is CONTRACT.md's smallest valid chip (shipped as
+// examples/chips/minimal.yaml): everything but the DRAM and the NPU's peak
+// is a default.
+var minimalChip = func() string {
+	data, err := os.ReadFile("../examples/chips/minimal.yaml")
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}()
 
 type opts struct {
 	chip, chipSrc, model, quant string
