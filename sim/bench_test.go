@@ -1,6 +1,11 @@
 package sim
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
 
 // BenchmarkDefaultRun is `edgetwin simulate` on the embedded defaults:
 // llama-2-7b Q4_0 on the default chip, 512 prompt tokens and 128 decode
@@ -39,4 +44,27 @@ func BenchmarkDecodeStepTileVsLine(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4), "ns/step")
 		})
 	}
+}
+
+// BenchmarkSustained30m is issue 4's speed target: a 30-minute sustained
+// session of llama-2-7b Q4_0 on the Snapdragon 8 Gen 3 at tile fidelity,
+// throttling on its phone thermal network. It reports simulated seconds
+// per wall-clock second; the target is at least 1000.
+func BenchmarkSustained30m(b *testing.B) {
+	sc, err := workloads.LoadScenario("sustained", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc.Duration = 30 * 60
+	cfg := configFor(b, opts{chip: "snapdragon-8-gen3"})
+	cfg.Scenario = sc
+	var simulated float64
+	for i := 0; i < b.N; i++ {
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		simulated += r.Time.Total
+	}
+	b.ReportMetric(simulated/b.Elapsed().Seconds(), "sim-s/wall-s")
 }

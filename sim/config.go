@@ -51,6 +51,8 @@ type Config struct {
 	// Gen become each request's, and Duration (or the scenario's) bounds it.
 	Scenario *workloads.Scenario
 	Duration float64 // seconds; 0 takes the scenario's
+
+	noShortcuts bool // tests: simulate every tile (no stream.leap) and every lookup (no replay)
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,

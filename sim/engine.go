@@ -80,6 +80,14 @@ type engine struct {
 	passSim   des.Time           // the event kernel's time then
 	clock     float64            // seconds of the run so far, for the bandwidth samples
 	work      workloads.Work     // the pass being run
+
+	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
+	recording  *recording                  // the current pass's, if any
+	replaying  bool                        // the current pass takes its hits from recording
+
+	// Buffers the tile passes reuse, so a pass allocates little.
+	tileBuf []streamTile
+	spanBuf []span
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -121,6 +129,27 @@ func (c *counters) add(d counters, k float64) {
 	}
 }
 
+// near reports whether c and o agree to a part in 10⁹ in the fields a
+// pass's time and traffic are made of.
+func (c counters) near(o counters) bool {
+	var lc, lo float64
+	for k := range c.lines[workloads.Prefill] {
+		lc += c.lines[workloads.Prefill][k] + c.lines[workloads.Decode][k]
+		lo += o.lines[workloads.Prefill][k] + o.lines[workloads.Decode][k]
+	}
+	pairs := [...][2]float64{
+		{c.compute, o.compute}, {c.stallMem, o.stallMem}, {c.dispatch, o.dispatch},
+		{c.bankConflict, o.bankConflict}, {c.ops, o.ops}, {c.dramBytes, o.dramBytes},
+		{c.l3HitBytes, o.l3HitBytes}, {c.sramBytes, o.sramBytes}, {lc, lo},
+	}
+	for _, p := range pairs {
+		if math.Abs(p[0]-p[1]) > 1e-9*math.Max(math.Abs(p[0]), math.Abs(p[1])) {
+			return false
+		}
+	}
+	return true
+}
+
 // minus is c − o.
 func (c counters) minus(o counters) counters {
 	o2 := c
@@ -141,7 +170,7 @@ type stats struct {
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
 	chip := &c.Chip.SoC
-	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}}
+	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}, recordings: map[recordingKey]*recording{}}
 	e.st.fallbacks = map[string]*Fallback{}
 	e.unitPower = map[string]float64{}
 	h, err := newHeat(chip)
@@ -333,33 +362,6 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 	return spans, resident
 }
 
-// tiles cuts an operator into tiles of at most e.tile streamed bytes, each
-// with its share of every span, of the resident reads and of the compute.
-func (e *engine) tiles(op workloads.Op) []tile {
-	whole, resident := e.spansOf(op)
-	var stream float64
-	for _, s := range whole {
-		stream += s.bytes
-	}
-	n := max(1, int(math.Ceil(stream/e.tile)))
-	compute := e.computeSeconds(op, stream, resident) / float64(n)
-	ts := make([]tile, n)
-	slab := make([]span, n*len(whole)) // one allocation for every tile's spans
-	for i := range ts {
-		t := &ts[i]
-		t.compute = compute
-		t.resident = resident / float64(n)
-		t.spans = slab[i*len(whole) : (i+1)*len(whole)]
-		for k, s := range whole {
-			part := s.bytes / float64(n)
-			s.addr += int64(part * float64(i))
-			s.bytes = part
-			t.spans[k] = s
-		}
-	}
-	return ts
-}
-
 // computeSeconds is an operator's time on the unit once its data is in
 // SRAM: the compute model, or reading its bytes out of SRAM if slower.
 //
@@ -416,19 +418,24 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 // allocate (write-allocate) but their bytes still go to DRAM
 // (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
-	// A class that never allocates can never hit: its addresses are its
-	// own. Skipping the lookup changes nothing but the cost. Nor can KV
-	// reads during a pass that scans far more KV than its ways hold.
-	if e.l3c == nil || !e.requests[s.class].Allocate || (e.kvScan && s.class == classKV && !s.write) {
+	if !e.looksUp(s) {
 		e.countL3(s.class, s.bytes, s.bytes)
 		return 0
 	}
-	hit := float64(e.cachePages(s.addr, int64(s.bytes), e.requests[s.class]))
+	hit := float64(e.lookup(s))
 	e.countL3(s.class, s.bytes, s.bytes-hit)
 	if s.write {
 		return 0
 	}
 	return hit
+}
+
+// looksUp reports whether span s goes through the L3. A class that never
+// allocates can never hit: its addresses are its own. Skipping the lookup
+// changes nothing but the cost. Nor can KV reads during a pass that scans
+// far more KV than its ways hold.
+func (e *engine) looksUp(s span) bool {
+	return e.l3c != nil && e.requests[s.class].Allocate && !(e.kvScan && s.class == classKV && !s.write)
 }
 
 // scanFactor is how many times the KV's ways a pass must read for the KV
@@ -445,21 +452,26 @@ const scanFactor = 4
 // fidelity, the exact reference. TestKVScanBypass holds the difference
 // to the full simulation under 1%.
 func (e *engine) scanBypass(w workloads.Work) {
-	e.kvScan = false
+	e.kvScan = e.scans(w)
+	if e.kvScan {
+		e.l3c.Invalidate(e.requests[classKV].Ways)
+	}
+}
+
+// scans reports whether the KV reads of pass w are a scan that cannot hit
+// (see scanBypass).
+func (e *engine) scans(w workloads.Work) bool {
 	r := e.requests[classKV]
 	repl := e.cfg.Chip.Memory.L3.Replacement
 	// Only decode steps: a prefill reads the KV it has just written.
 	if w.Phase != workloads.Decode || e.l3c == nil || e.cfg.Fidelity != Tile || !r.Allocate || r.Lock || (repl != "lru" && repl != "srrip") {
-		return
+		return false
 	}
 	layers := float64(e.cfg.Model.Layers)
 	read := (e.kvLayer*float64(w.Context+w.Tokens) - e.kvResident) * layers
 	ways := float64(bits.OnesCount64(uint64(r.Ways)))
 	capacity := e.l3Size * ways / float64(e.cfg.Chip.Memory.L3.Ways)
-	if read > scanFactor*capacity {
-		e.kvScan = true
-		e.l3c.Invalidate(r.Ways)
-	}
+	return read > scanFactor*capacity
 }
 
 // pageSize is the granule the OS maps: a tensor contiguous in virtual

@@ -40,7 +40,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		e.scanBypass(w)
 		dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
 		e.tracePass(start)
+		e.startReplay(w)
 		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		e.endReplay()
 		e.trace.span("passes", name, "pass", start, start+t, nil)
 		e.st.samples = append(e.st.samples, BandwidthSample{
 			Pass: name, StartS: start, Seconds: t,

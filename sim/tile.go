@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"math"
+	"slices"
+
 	"github.com/edgetwin/edgetwin/sim/des"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -17,10 +20,12 @@ import (
 // through DRAM and back, around a hand-off in each direction.
 func (e *engine) tilePass(ops []workloads.Op) float64 {
 	start := e.sim.Now()
-	s := &stream{e: e, ops: ops, idleSince: start}
+	s := &stream{e: e, ops: ops, idleSince: start, tiles: e.tileBuf[:0]}
+	e.spanBuf = e.spanBuf[:0]
 	s.issue()
 	s.next()
 	e.sim.Run()
+	e.tileBuf = s.tiles[:0]
 	return (e.sim.Now() - start).Seconds()
 }
 
@@ -44,7 +49,16 @@ type stream struct {
 	busy       bool
 	dispatched int // operators dispatched
 	idleSince  des.Time
-	opStart    float64 // run time the current operator began, for the trace
+	opStart    float64                    // run time the current operator began, for the trace
+	recent     [2*leapPeriods + 1]tileEnd // the last tiles' ends, tile k at k mod its length
+}
+
+// tileEnd is the state of the stream as a tile finishes.
+type tileEnd struct {
+	at    des.Time
+	c     counters
+	tile  int
+	valid bool
 }
 
 // more cuts the next operator into tiles; false when none is left. A
@@ -58,12 +72,41 @@ func (s *stream) more() bool {
 	if s.e.fallsBack(op) {
 		s.tiles = append(s.tiles, streamTile{op: s.lowered, first: true, fallback: true})
 	} else {
-		for i, t := range s.e.tiles(op) {
-			s.tiles = append(s.tiles, streamTile{tile: t, op: s.lowered, first: i == 0})
-		}
+		s.tiles = s.e.cut(s.tiles, op, s.lowered)
 	}
 	s.lowered++
 	return true
+}
+
+// cut appends operator op (the index-th) to tiles, cut into tiles of at
+// most e.tile streamed bytes, each with its share of every span, of the
+// resident reads and of the compute. The spans live in e.spanBuf.
+func (e *engine) cut(tiles []streamTile, op workloads.Op, index int) []streamTile {
+	whole, resident := e.spansOf(op)
+	var stream float64
+	for _, s := range whole {
+		stream += s.bytes
+	}
+	n := max(1, int(math.Ceil(stream/e.tile)))
+	compute := e.computeSeconds(op, stream, resident) / float64(n)
+	// Spans already handed out keep their backing array if this grows it.
+	at := len(e.spanBuf)
+	e.spanBuf = slices.Grow(e.spanBuf, n*len(whole))[:at+n*len(whole)]
+	slab := e.spanBuf[at:]
+	for i := range n {
+		t := streamTile{op: index, first: i == 0}
+		t.compute = compute
+		t.resident = resident / float64(n)
+		t.spans = slab[i*len(whole) : (i+1)*len(whole) : (i+1)*len(whole)]
+		for k, s := range whole {
+			part := s.bytes / float64(n)
+			s.addr += int64(part * float64(i))
+			s.bytes = part
+			t.spans[k] = s
+		}
+		tiles = append(tiles, t)
+	}
+	return tiles
 }
 
 // issue starts the DMA of every tile that has a free buffer.
@@ -134,6 +177,7 @@ func (s *stream) finish() {
 	done := s.tiles[s.computed].op
 	s.computed++
 	s.idleSince = s.e.sim.Now()
+	s.leap()
 	s.issue()
 	if s.e.trace != nil && (s.computed == len(s.tiles) && !s.more() || s.tiles[s.computed].op != done) {
 		op := s.ops[done]
@@ -144,6 +188,90 @@ func (s *stream) finish() {
 		s.e.trace.span(track, op.Name, string(op.Kind), s.opStart, s.e.now(), map[string]any{"flops": op.FLOPs})
 	}
 	s.next()
+}
+
+// Leaping. The tiles of one operator are identical but for their
+// addresses, so once the pipeline has settled (the DMA of each tile
+// overlapping the compute of the one before), every tile takes the same
+// time and adds the same to the counters: the state repeats, one tile
+// later. leap then skips the tiles in the middle of the operator at once
+// — time moves on by their periods (des.Sim.Skip), the counters by their
+// sums — and simulates the last few as before, so the operator's drain and
+// the hand-over to the next are exact. Only tiles whose L3 traffic cannot
+// hit may be skipped (an allocating read's hits depend on the addresses);
+// their writes still reach the L3. TestLeap holds it to simulating every
+// tile.
+const (
+	leapKeep    = 4 // tiles of an operator always simulated after a leap
+	leapMin     = 4 // fewer skippable tiles are not worth a leap
+	leapPeriods = 3 // the longest period looked for, in tiles
+)
+
+// leap notes the tile just finished and, when the finishes of the last
+// tiles repeat with a period of one to leapPeriods tiles, with equal
+// counter increments, skips ahead (see Leaping).
+func (s *stream) leap() {
+	e := s.e
+	if e.trace != nil || e.cfg.noShortcuts || e.cfg.Fidelity == Line || e.recording != nil {
+		return
+	}
+	k := s.computed - 1
+	r := &s.recent
+	n := len(r)
+	r[k%n] = tileEnd{at: e.sim.Now(), c: e.st.counters, tile: k, valid: true}
+	t := &s.tiles[k]
+	if t.fallback {
+		return
+	}
+	for p := 1; p <= leapPeriods && k >= 2*p; p++ {
+		a, b, c := &r[(k-2*p)%n], &r[(k-p)%n], &r[k%n]
+		if !a.valid || a.tile != k-2*p || s.tiles[a.tile].op != t.op || s.tiles[a.tile].first {
+			return // not two whole periods of this operator yet
+		}
+		period := c.at - b.at
+		if d := period - (b.at - a.at); period <= 0 || d < -1 || d > 1 {
+			continue
+		}
+		step := c.c.minus(b.c)
+		if step.near(b.c.minus(a.c)) && s.skip(t.op, p, period, step) {
+			*r = [len(r)]tileEnd{}
+		}
+		return
+	}
+}
+
+// skip leaps over whole periods of p tiles of operator op not yet issued,
+// each taking period and adding step to the counters, and reports whether
+// it did.
+func (s *stream) skip(op, p int, period des.Time, step counters) bool {
+	e := s.e
+	end := s.issued // the operator's tiles not yet issued: [s.issued, end)
+	for end < len(s.tiles) && s.tiles[end].op == op {
+		end++
+	}
+	periods := (end - s.issued - leapKeep) / p
+	if periods*p < leapMin {
+		return false
+	}
+	n := periods * p
+	for _, sp := range s.tiles[s.issued].spans {
+		if e.looksUp(sp) && !sp.write {
+			return false
+		}
+	}
+	for _, t := range s.tiles[s.issued : s.issued+n] {
+		for _, sp := range t.spans {
+			if e.looksUp(sp) {
+				e.cachePages(sp.addr, int64(sp.bytes), e.requests[sp.class])
+			}
+		}
+	}
+	e.st.counters.add(step, float64(periods))
+	d := des.Time(periods) * period
+	e.sim.Skip(d)
+	s.idleSince += d
+	s.tiles = slices.Delete(s.tiles, s.issued, s.issued+n)
+	return true
 }
 
 // load moves a tile's bytes into SRAM: each span is one DMA descriptor on

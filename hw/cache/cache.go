@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Geometry is the shape of a cache: Size = Ways × Block × sets.
@@ -338,6 +339,29 @@ func (c *Cache) AccessRange(addr, n int64, r Request) (hitBytes int64) {
 		}
 	}
 	return hitBytes
+}
+
+// State is a copy of what a cache holds: its blocks and their
+// replacement keys (not its access counts).
+type State struct {
+	tags  []int64
+	keys  []uint64
+	ins   []uint8
+	clock uint64
+}
+
+// Save copies the cache's contents.
+func (c *Cache) Save() *State {
+	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock}
+}
+
+// Restore puts back contents saved from this cache (or one of the same
+// geometry and policy).
+func (c *Cache) Restore(s *State) {
+	copy(c.tags, s.tags)
+	copy(c.keys, s.keys)
+	copy(c.ins, s.ins)
+	c.clock = s.clock
 }
 
 // Invalidate empties every unlocked block in the given ways (0: all), as a

@@ -383,3 +383,27 @@ func TestInvalidateKeepsLockedAndOtherWays(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveRestore: a restored cache answers as the saved one did, and
+// what was done after the save is gone.
+func TestSaveRestore(t *testing.T) {
+	for _, r := range []Replacement{LRU, SRRIP, BRRIP} {
+		c := New(Config{Geometry: Geometry{Size: 4 << 10, Ways: 4, Block: 64}, Replacement: r})
+		for a := int64(0); a < 4<<10; a += 64 {
+			c.Access(a, alloc)
+		}
+		saved := c.Save()
+		for a := int64(8 << 10); a < 16<<10; a += 64 {
+			c.Access(a, alloc) // evicts everything
+		}
+		c.Restore(saved)
+		for a := int64(0); a < 4<<10; a += 64 {
+			if !c.Access(a, alloc) {
+				t.Fatalf("%s: block at %d missed after Restore", r, a)
+			}
+		}
+		if c.Access(8<<10, alloc) {
+			t.Errorf("%s: a block cached after the save hit after Restore", r)
+		}
+	}
+}

@@ -57,6 +57,7 @@ func NewLink(s *Sim, name string, bytesPerSecond float64) *Link {
 	checkCapacity(bytesPerSecond)
 	l := &Link{sim: s, name: name, capacity: bytesPerSecond, last: s.Now()}
 	l.fire = l.complete
+	s.links = append(s.links, l)
 	return l
 }
 

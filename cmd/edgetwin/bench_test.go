@@ -1,0 +1,24 @@
+package main
+
+import (
+	"io"
+	"testing"
+)
+
+// BenchmarkSustained30mCLI is issue 4's speed target as a user meets it:
+// the whole `edgetwin simulate` command (loading the catalog, the
+// 30-minute sustained session of llama-2-7b Q4_0 on the Snapdragon 8 Gen 3
+// at tile fidelity, the report) and how many simulated seconds it covers
+// per second of wall time; the target is at least 1000 on one core:
+//
+//	taskset -c 0 go test -run '^$' -bench Sustained30mCLI -cpu 1 ./cmd/edgetwin
+func BenchmarkSustained30mCLI(b *testing.B) {
+	args := []string{"simulate", "--soc", "snapdragon-8-gen3", "--model", "llama-2-7b", "--quant", "Q4_0",
+		"--scenario", "sustained", "--duration", "30m"}
+	for b.Loop() {
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.ReportMetric(30*60*float64(b.N)/b.Elapsed().Seconds(), "sim-s/wall-s")
+}

@@ -1,0 +1,142 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// onePass runs one tile pass of w on a fresh engine and returns its time,
+// counters and the events the kernel fired.
+func onePass(t *testing.T, cfg Config, w workloads.Work) (float64, counters, uint64) {
+	t.Helper()
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	unit, dt, err := pickUnit(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.work = w
+	e.scanBypass(w)
+	secs := e.tilePass(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+	return secs, e.st.counters, e.sim.Fired()
+}
+
+// TestLeap: leaping over the steady middle of long operators gives the
+// pass time and counters of simulating every tile, to a part in 10⁹, with
+// several times fewer events: dense and MoE decode, with the KV scanned
+// or cached, and a prefill (whose activations hit the L3, so only some
+// operators leap).
+func TestLeap(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		o          opts
+		w          workloads.Work
+		fewerTimes float64 // at least this many times fewer events
+	}{
+		{"phone decode, KV scanned", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 3000, Batch: 1}, 5},
+		{"phone decode, batch 4", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 1000, Batch: 4}, 5},
+		{"MoE decode, KV in the L3", opts{chip: "seed-c", model: "seed-moe-3b", sets: []string{"memory.l3.size=24MiB"}}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 200, Batch: 1}, 1},
+		{"minimal chip decode", opts{chipSrc: minimalChip}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 256, Batch: 1}, 1.4},
+		{"phone prefill", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Prefill, Tokens: 512, Context: 0, Batch: 1}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := configFor(t, c.o)
+			leapt, lc, lf := onePass(t, cfg, c.w)
+			cfg.noShortcuts = true
+			every, ec, ef := onePass(t, cfg, c.w)
+			t.Logf("%.6f s in %d events; every tile: %.6f s in %d events", leapt, lf, every, ef)
+			if math.Abs(leapt-every) > 1e-9*every || !lc.near(ec) {
+				t.Errorf("with leaps %.12g s, %+v\nevery tile %.12g s, %+v", leapt, lc, every, ec)
+			}
+			if float64(lf)*c.fewerTimes > float64(ef) {
+				t.Errorf("%d events with leaps, %d without: want %g times fewer", lf, ef, c.fewerTimes)
+			}
+		})
+	}
+}
+
+// TestPrefillReplay: a sustained session whose later requests replay the
+// first prefill's L3 outcome stays within 0.5% of looking every block
+// up, on the figures a session reports, while its clocks move.
+func TestPrefillReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 60-second sessions")
+	}
+	// Prompts of 512 tokens to a 640-token limit: a prefill every dozen
+	// seconds, and a skin trip at 30 °C so they run at different clocks.
+	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 60, Prompt: 512, ContextLimit: 640}
+	run := func(exact bool) *Result {
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
+		cfg.Scenario, cfg.noShortcuts = sc, exact
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	replayed, exact := run(false), run(true)
+	t.Logf("%d requests", len(exact.Turns))
+	if len(exact.Turns) < 3 {
+		t.Fatalf("%d requests: the test needs several prefills", len(exact.Turns))
+	}
+	for _, c := range []closeness{
+		{"TTFT", replayed.TTFT, exact.TTFT, false},
+		{"prefill tokens/s", *replayed.Prefill.TokensPerS, *exact.Prefill.TokensPerS, false},
+		{"decode tokens/s", *replayed.Decode.TokensPerS, *exact.Decode.TokensPerS, false},
+		{"energy", replayed.Energy.TotalJ, exact.Energy.TotalJ, false},
+		{"DRAM bytes", replayed.Memory.DRAMBytes, exact.Memory.DRAMBytes, false},
+		{"L3 miss rate", replayed.Memory.L3MissRate, exact.Memory.L3MissRate, true},
+	} {
+		d := math.Abs(c.got - c.want)
+		t.Logf("%s: %.6g with replays, %.6g without (%.4f%%)", c.name, c.got, c.want, 100*d/math.Abs(c.want))
+		if d > 0.005*math.Abs(c.want) {
+			t.Errorf("%s differs by more than 0.5%%", c.name)
+		}
+	}
+}
+
+// TestReplayTakesRecordedHits: the second prefill of the same work takes
+// the first one's L3 hits even from an emptied L3, and leaves the L3 as
+// the first left it.
+func TestReplayTakesRecordedHits(t *testing.T) {
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3"})
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	unit, dt, err := pickUnit(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := workloads.Work{Phase: workloads.Prefill, Tokens: 64, Batch: 1}
+	pass := func() float64 {
+		before := e.st.l3HitBytes
+		e.work = w
+		e.startReplay(w)
+		e.tilePass(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		e.endReplay()
+		return e.st.l3HitBytes - before
+	}
+	first := pass()
+	after := e.l3c.Save()
+	e.l3c.Invalidate(0)
+	second := pass()
+	if first <= 0 || second != first {
+		t.Errorf("L3 hits: %g B recorded, %g B replayed; want equal and positive", first, second)
+	}
+	if got := e.l3c.Save(); !reflect.DeepEqual(got, after) {
+		t.Error("the replay did not leave the L3 as the recorded pass did")
+	}
+}
