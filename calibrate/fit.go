@@ -98,7 +98,7 @@ type recInfo struct {
 	unitKind string
 	memory   string
 	formats  []string // weight storage formats of the model's roles, lower case
-	batch    int
+	gemv     bool     // matrix-vector work: a GEMV, or a decode of up to 4 sequences
 }
 
 // relevant reports whether parameter p changes record r's prediction.
@@ -115,8 +115,7 @@ func relevant(p Param, r recInfo) bool {
 		if !slices.Contains(r.formats, p.Dtype) {
 			return false
 		}
-		gemv := r.phase == PhaseDecode && r.batch <= 4
-		return (p.Param == "gemv_efficiency") == gemv
+		return (p.Param == "gemv_efficiency") == r.gemv
 	case memoryScope:
 		return p.Memory == r.memory
 	}
@@ -132,7 +131,7 @@ func candidates(r recInfo, names []string) []Param {
 		}
 	}
 	eff := "gemm_efficiency"
-	if r.phase == PhaseDecode && r.batch <= 4 {
+	if r.gemv {
 		eff = "gemv_efficiency"
 	}
 	for _, f := range r.formats {
@@ -375,7 +374,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
 	beforeOf := map[string]float64{}
 	for i, r := range use {
-		res, err := fast.Run(ctx, r, nil)
+		unit, _, err := fast.figure(ctx, r, nil)
 		if err != nil {
 			return nil, &InputError{Msg: err.Error()}
 		}
@@ -384,12 +383,13 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 			return nil, err
 		}
 		q, _ := workloads.ParseQuant(r.Quant)
-		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(res.Unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{strings.ToLower(q.Base().Name())}, batch: max(1, r.Shape.Batch)}
+		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{strings.ToLower(q.Base().Name())},
+			gemv: r.Kind == KindGEMV || r.Kind == KindDecode && max(1, r.Shape.Batch) <= 4}
 		p.info = append(p.info, inf)
 		p.corr[i] = 1
 		for _, c := range candidates(inf, names) {
 			if _, seen := beforeOf[c.Key()]; !seen {
-				beforeOf[c.Key()] = before(chip, c, res.Unit)
+				beforeOf[c.Key()] = before(chip, c, unit)
 				p.params = append(p.params, c)
 			}
 		}
@@ -460,7 +460,7 @@ func predictable(recs []Record, verb string) (use []Record, skipped []Unused, er
 		use = append(use, r)
 	}
 	if len(use) == 0 {
-		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill or decode records"}
+		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill, decode, gemv or gemm records"}
 	}
 	return use, skipped, nil
 }

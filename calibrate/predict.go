@@ -32,14 +32,39 @@ func PhaseOf(k Kind) string {
 }
 
 // Predictable reports whether the simulator can predict a record: the
-// model kinds, prefill and decode. Kernel and memory kinds need a
-// single-kernel run the simulator does not have yet; the reason says so.
+// model kinds, prefill and decode, and the GEMV and GEMM kernels with
+// their shape and quant (sim.RunKernel), on all the cores of the chip's
+// CPU. Memory kinds are not predicted; the reason says why.
 func Predictable(r Record) (ok bool, reason string) {
 	switch {
+	case r.Kind == KindGEMV || r.Kind == KindGEMM:
+		return kernelPredictable(r)
 	case r.Kind != KindPrefill && r.Kind != KindDecode:
-		return false, fmt.Sprintf("kind %s: the simulator runs whole models only (prefill, decode); kernel and memory records are not predicted yet", r.Kind)
+		return false, fmt.Sprintf("kind %s: the simulator predicts models (prefill, decode) and matrix kernels (gemv, gemm); memory probes characterise the chip instead", r.Kind)
 	case r.Kind == KindPrefill && r.Shape.Depth > 0:
 		return false, fmt.Sprintf("a prefill after %d tokens of context (depth) is not simulated", r.Shape.Depth)
+	}
+	return true, ""
+}
+
+// kernelPredictable is Predictable for the GEMV and GEMM kinds.
+func kernelPredictable(r Record) (bool, string) {
+	if r.Shape.N <= 0 || r.Shape.K <= 0 || r.Quant == "" {
+		return false, fmt.Sprintf("kind %s needs shape.n, shape.k and quant", r.Kind)
+	}
+	if r.Unit != UnitOpsPerSecond && r.Unit != UnitSeconds {
+		return false, fmt.Sprintf("kind %s in %s: kernels are predicted in %s or %s", r.Kind, r.Unit, UnitOpsPerSecond, UnitSeconds)
+	}
+	chip, err := (*Overlay)(nil).Load(r.SoC, nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	cpu := chip.Unit(unitFor(chip, 0))
+	if cpu == nil || cpu.Kind != hw.CPU {
+		return false, fmt.Sprintf("%s has no CPU unit to run a kernel the probe measured on its CPU", chip.ID)
+	}
+	if cpu.Cores > 0 && r.Threads != cpu.Cores {
+		return false, fmt.Sprintf("%s ran on %d threads; the unit model of %s runs on all %d cores", r.Kernel, r.Threads, cpu.Name, cpu.Cores)
 	}
 	return true, ""
 }
@@ -195,6 +220,51 @@ func (p *Predictor) Predict(ctx context.Context, recs []Record, ov *Overlay) ([]
 	return p.PredictEach(ctx, recs, ovs)
 }
 
+// figure predicts record r under overlay ov: the unit that runs it and
+// its figure in r's unit.
+func (p *Predictor) figure(ctx context.Context, r Record, ov *Overlay) (unit string, value float64, err error) {
+	if r.Kind == KindGEMV || r.Kind == KindGEMM {
+		return p.kernel(ctx, r, ov)
+	}
+	res, err := p.Run(ctx, r, ov)
+	if err != nil {
+		return "", 0, err
+	}
+	v, err := predicted(r, res)
+	return res.Unit, v, err
+}
+
+// kernelModel only sizes the engine of a kernel run (sim.RunKernel).
+const kernelModel = "probe-decoder-s"
+
+// kernel predicts a GEMV or GEMM record on the chip's CPU.
+func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, float64, error) {
+	chip, err := ov.Load(r.SoC, nil)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	m, err := p.model(kernelModel)
+	if err != nil {
+		return "", 0, err
+	}
+	q, err := workloads.ParseQuant(r.Quant)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	op := workloads.MatMul(q, max(1, r.Shape.M), r.Shape.N, r.Shape.K)
+	cfg := sim.Config{Chip: chip, Model: m, Quant: q, Unit: unitFor(chip, 0), Batch: 1, Fidelity: p.Fidelity, Seed: 1}
+	// A probe repeats a product: weights that fit the L3 stay there.
+	warm := op.Touch(workloads.Weights) <= float64(chip.Memory.L3.Size)
+	unit, secs, err := sim.RunKernel(ctx, cfg, op, warm)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	if r.Unit == UnitSeconds {
+		return unit, secs, nil
+	}
+	return unit, op.FLOPs / secs, nil
+}
+
 // PredictEach is Predict with an overlay per record.
 func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overlay) ([]float64, error) {
 	out := make([]float64, len(recs))
@@ -210,11 +280,7 @@ func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overl
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := p.Run(ctx, recs[i], ovs[i])
-				if err == nil {
-					out[i], err = predicted(recs[i], res)
-				}
-				errs[i] = err
+				_, out[i], errs[i] = p.figure(ctx, recs[i], ovs[i])
 			}
 		}()
 	}

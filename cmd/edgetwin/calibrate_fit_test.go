@@ -72,7 +72,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"fit without -o", []string{"calibrate", "fit", recs}, "-o"},
 		{"fit no records file", []string{"calibrate", "fit", filepath.Join(dir, "none.jsonl"), "-o", out}, "none.jsonl"},
 		{"fit bad record", []string{"calibrate", "fit", badRec, "-o", out}, "bad.jsonl:1"},
-		{"fit only kernels", []string{"calibrate", "fit", kernels, "-o", out}, "prefill or decode"},
+		{"fit only a shapeless kernel", []string{"calibrate", "fit", kernels, "-o", out}, "prefill, decode, gemv or gemm"},
 		{"fit unknown chip", []string{"calibrate", "fit", noChip, "-o", out}, "no-such-chip"},
 		{"fit unknown param", []string{"calibrate", "fit", recs, "-o", out, "--params", "magic"}, "magic"},
 		{"fit bad fidelity", []string{"calibrate", "fit", recs, "-o", out, "--fidelity", "exact"}, "exact"},

@@ -1,0 +1,82 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// kernelRecord is a probe-style GEMV or GEMM record on the Raspberry Pi 5.
+func kernelRecord(kind Kind, quant string, m, n, k, threads int, bytes int64) Record {
+	return Record{Kind: kind, SoC: "raspberry-pi-5", Kernel: string(kind) + "_" + strings.ToLower(quant), Quant: quant,
+		Shape: Shape{M: m, N: n, K: k, Bytes: bytes}, Threads: threads, Unit: UnitOpsPerSecond, Source: "synthetic"}
+}
+
+// TestKernelPredictable: which probe kernels the simulator predicts, and
+// why not the others.
+func TestKernelPredictable(t *testing.T) {
+	for _, c := range []struct {
+		r    Record
+		want string // "" when predictable, else part of the reason
+	}{
+		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 4, 36<<20), ""},
+		{kernelRecord(KindGEMM, "Q8_0", 64, 2048, 2048, 4, 4<<20), ""},
+		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 1, 36<<20), "1 threads"},
+		{kernelRecord(KindGEMV, "", 1, 1024, 1024, 4, 36<<20), "needs shape.n, shape.k and quant"},
+		{Record{Kind: KindBandwidth, SoC: "raspberry-pi-5"}, "memory probes"},
+	} {
+		ok, why := Predictable(c.r)
+		if ok != (c.want == "") || !strings.Contains(why, c.want) {
+			t.Errorf("%s %s threads %d: predictable %v (%q), want %q", c.r.Kind, c.r.Quant, c.r.Threads, ok, why, c.want)
+		}
+	}
+}
+
+// TestFitKernels fits GEMV and GEMM records the simulator made with a
+// known overlay and finds the CPU's GEMM efficiency and the DRAM's
+// sequential efficiency again: the loop the probe's records close.
+func TestFitKernels(t *testing.T) {
+	truth, err := ParseOverlay("truth.yaml", []byte(`source: the truth
+params:
+  - {param: gemm_efficiency, unit_kind: cpu, dtype: q8_0, value: 0.35}
+  - {param: seq_efficiency, memory: LPDDR4X, value: 0.62}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []Record{
+		kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 4, 36<<20),
+		kernelRecord(KindGEMV, "Q8_0", 1, 16384, 4096, 4, 68<<20),
+		kernelRecord(KindGEMV, "F16", 1, 8192, 4096, 4, 64<<20),
+		kernelRecord(KindGEMM, "Q8_0", 64, 2048, 2048, 4, 4<<20),
+		kernelRecord(KindGEMM, "Q8_0", 32, 2048, 2048, 4, 4<<20),
+	}
+	pred, err := NewPredictor(sim.Analytic).Predict(context.Background(), recs, truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		recs[i].Value = pred[i]
+	}
+	fit, err := FitRecords(context.Background(), recs, FitOptions{Fidelity: sim.Analytic, Starts: 2, Params: []string{"gemm_efficiency", "seq_efficiency"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, p := range fit.Overlay.Params {
+		got[p.Key()] = p.Float()
+	}
+	for _, p := range truth.Params {
+		if g, ok := got[p.Key()]; !ok || math.Abs(g/p.Float()-1) > 0.01 {
+			t.Errorf("%s = %g (fitted: %v), want %g", p.Key(), g, ok, p.Float())
+		}
+	}
+	for _, r := range fit.Residuals {
+		if math.Abs(r.Error) > 0.001 {
+			t.Errorf("%s %s: residual %+.4f, want about 0", r.Record.Kernel, r.Record.Quant, r.Error)
+		}
+	}
+}
