@@ -21,22 +21,36 @@ import (
 // calibrated twin predicts the decoders' tokens/s — models the fit never
 // saw — against their measured medians.
 func TestClosedLoopHost(t *testing.T) {
+	const closedLoopRounds = 5
 	if testing.Short() {
 		t.Skip("measures this machine for about a minute")
 	}
+	// Fitted on kernel medians over five rounds, decoder-m came out at
+	// −18%, +46%, −0.1%, −5.5% and −8.5% in five runs on this shared 2-core
+	// machine (session 3): not yet steady enough to gate CI at 15%.
 	if os.Getenv("EDGETWIN_CLOSED_LOOP") == "" {
-		t.Skip("set EDGETWIN_CLOSED_LOOP=1 to run: its quick measurements are still too noisy for CI")
+		t.Skip("set EDGETWIN_CLOSED_LOOP=1 to run: on a shared 2-core machine its measurements are still too noisy for CI")
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	chip := filepath.Join(dir, "host.yaml")
-	opts := probe.Options{Quick: true, SoC: chip, Steps: []string{"bandwidth", "latency", "random_read", "gemv-q4_0", "gemm-q8_0", "decoder-s", "decoder-m", "decoder-l"}}
 	var recs []calibrate.Record
-	if err := probe.Run(ctx, opts, func(r calibrate.Record) error { recs = append(recs, r); return nil }); err != nil {
-		t.Fatal(err)
+	measure := func(steps ...string) {
+		opts := probe.Options{Quick: true, SoC: chip, Steps: steps}
+		if err := probe.Run(ctx, opts, func(r calibrate.Record) error { recs = append(recs, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// The memory once, for the chip file; then the kernels and decoders
+	// in rounds, so that each figure is a median over moments of this
+	// shared machine rather than one moment's luck.
+	measure("bandwidth", "latency", "random_read")
+	for range closedLoopRounds {
+		measure("gemv-q4_0", "gemm-q8_0", "decoder-s", "decoder-m", "decoder-l")
+	}
+	recs = medianOver(recs)
 	soc, err := probe.EmitSoC(probe.Inspect(), recs)
 	if err != nil {
 		t.Fatal(err)
@@ -88,4 +102,35 @@ func TestClosedLoopHost(t *testing.T) {
 	if math.Abs(median) > 0.15 {
 		t.Errorf("held-out decoder predicted %+.1f%% off; want within 15%%", 100*median)
 	}
+}
+
+// medianOver merges the records of one measurement taken in several
+// rounds (same kind, kernel, model, shape and threads) into one whose
+// value is the median of theirs, in first-seen order.
+func medianOver(recs []calibrate.Record) []calibrate.Record {
+	type key struct {
+		kind          calibrate.Kind
+		kernel, model string
+		shape         calibrate.Shape
+		threads       int
+	}
+	var order []key
+	values := map[key][]float64{}
+	first := map[key]calibrate.Record{}
+	for _, r := range recs {
+		k := key{r.Kind, r.Kernel, r.Model, r.Shape, r.Threads}
+		if _, ok := first[k]; !ok {
+			order = append(order, k)
+			first[k] = r
+		}
+		values[k] = append(values[k], r.Value)
+	}
+	out := make([]calibrate.Record, 0, len(order))
+	for _, k := range order {
+		r, v := first[k], values[k]
+		sort.Float64s(v)
+		r.Value, r.Reps = v[len(v)/2], len(v)
+		out = append(out, r)
+	}
+	return out
 }
