@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -77,6 +78,37 @@ params:
 	for _, r := range fit.Residuals {
 		if math.Abs(r.Error) > 0.001 {
 			t.Errorf("%s %s: residual %+.4f, want about 0", r.Record.Kernel, r.Record.Quant, r.Error)
+		}
+	}
+}
+
+// TestUnitForRecord: the unit a model record ran on, from llama.cpp's
+// offload count or the backend's name, on a chip with CPU, GPU and NPU.
+func TestUnitForRecord(t *testing.T) {
+	chip, err := (*Overlay)(nil).Load("snapdragon-8-gen3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		gpu     int
+		backend string
+		want    string // unit kind, "" for the simulator's choice
+	}{
+		{99, "", hw.GPU},
+		{0, "OpenCL", hw.CPU}, // n_gpu_layers wins over the name
+		{-1, "QNN (HTP)", hw.NPU},
+		{-1, "OpenCL", hw.GPU},
+		{-1, "CPU", hw.CPU},
+		{-1, "", ""},
+		{-1, "some new runtime", ""},
+	} {
+		got := unitForRecord(chip, c.gpu, c.backend)
+		kind := ""
+		if u := chip.Unit(got); u != nil {
+			kind = u.Kind
+		}
+		if kind != c.want {
+			t.Errorf("n_gpu_layers %d, backend %q: unit %q (%s), want a %q unit", c.gpu, c.backend, got, kind, c.want)
 		}
 	}
 }

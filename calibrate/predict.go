@@ -75,10 +75,11 @@ type workload struct {
 	soc, model, quant, kv string
 	prompt, gen, batch    int
 	gpu                   int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
+	backend               string
 }
 
 func workloadOf(r Record) workload {
-	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1}
+	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend}
 	if w.kv == "" {
 		w.kv = "F16"
 	}
@@ -172,7 +173,7 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
-	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unitFor(chip, w.gpu),
+	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unitForRecord(chip, w.gpu, w.backend),
 		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	res, err = sim.Run(ctx, cfg)
 	if err != nil {
@@ -195,16 +196,49 @@ func overlayKey(ov *Overlay) string {
 // unitFor picks the unit llama.cpp ran on: the GPU when layers were
 // offloaded to it, the CPU when none were, else the simulator's choice.
 func unitFor(chip *hw.Chip, gpuLayers int) string {
-	want := ""
 	switch {
 	case gpuLayers > 0:
-		want = hw.GPU
+		return unitOfKind(chip, hw.GPU)
 	case gpuLayers == 0:
-		want = hw.CPU
+		return unitOfKind(chip, hw.CPU)
 	}
+	return ""
+}
+
+// unitOfKind is the name of the chip's first unit of a kind, or "".
+func unitOfKind(chip *hw.Chip, kind string) string {
 	for _, u := range chip.Units {
-		if want != "" && u.Kind == want {
+		if u.Kind == kind {
 			return u.Name
+		}
+	}
+	return ""
+}
+
+// backendKinds maps the words runtimes name their backends with to the
+// kind of unit they run on, most specific first.
+var backendKinds = []struct{ word, kind string }{
+	{"qnn", hw.NPU}, {"htp", hw.NPU}, {"hexagon", hw.NPU}, {"rknn", hw.NPU}, {"npu", hw.NPU},
+	{"ane", hw.NPU}, {"coreml", hw.NPU}, {"nnapi", hw.NPU}, {"ethos", hw.NPU},
+	{"metal", hw.GPU}, {"cuda", hw.GPU}, {"vulkan", hw.GPU}, {"opencl", hw.GPU}, {"sycl", hw.GPU},
+	{"rocm", hw.GPU}, {"hip", hw.GPU}, {"mps", hw.GPU}, {"gpu", hw.GPU},
+	{"cpu", hw.CPU}, {"blas", hw.CPU}, {"xnnpack", hw.CPU},
+}
+
+// unitForRecord picks the unit a model record ran on: from llama.cpp's
+// n_gpu_layers when given, else from the backend's name (QNN or RKNN: the
+// NPU; Metal or OpenCL: the GPU; CPU: the CPU) when the chip has such a
+// unit, else the simulator's choice.
+func unitForRecord(chip *hw.Chip, gpuLayers int, backend string) string {
+	if u := unitFor(chip, gpuLayers); u != "" {
+		return u
+	}
+	b := strings.ToLower(backend)
+	for _, bk := range backendKinds {
+		if strings.Contains(b, bk.word) {
+			if u := unitOfKind(chip, bk.kind); u != "" {
+				return u
+			}
 		}
 	}
 	return ""
