@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,52 @@ func TestM1PredictsM2(t *testing.T) {
 	}{{PhaseDecode, 0.10}, {PhasePrefill, 0.15}} {
 		if mape := v.MAPE[c.phase]; mape > c.target {
 			t.Errorf("%s MAPE %.1f%% misses the issue's target of %.0f%%", c.phase, 100*mape, 100*c.target)
+		}
+	}
+}
+
+// TestHoldoutByChipOnAppleData runs validate's leave-one-chip-out on
+// real records: three M2-family chips' Q4_0 and Q8_0 results, each chip
+// predicted from a fit on the other two. Every point is predicted from
+// an overlay that never saw its chip, and the errors stay in the range
+// the M1 → M2 table shows.
+func TestHoldoutByChipOnAppleData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three fits")
+	}
+	_, m2 := appleRecords(t)
+	var recs []Record
+	var chips []string
+	for _, r := range m2 {
+		if r.Quant == "F16" {
+			continue
+		}
+		if !slices.Contains(chips, r.SoC) {
+			if len(chips) == 3 {
+				continue
+			}
+			chips = append(chips, r.SoC)
+		}
+		recs = append(recs, r)
+	}
+	v, err := Validate(context.Background(), recs, ValidateOptions{Fidelity: sim.Analytic, Holdout: "chip",
+		Fit: FitOptions{Params: []string{"gemm_efficiency", "gemv_efficiency", "seq_efficiency"}, Starts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Points) != len(recs) {
+		t.Fatalf("%d points for %d records", len(v.Points), len(recs))
+	}
+	for _, p := range v.Points {
+		t.Logf("%s %s %s: measured %.2f, predicted %.2f (%+.1f%%) from the others", chipLabel(p.SoC), p.Quant, p.Phase, p.Measured, p.Predicted, 100*p.Error)
+		if p.Group != p.SoC {
+			t.Errorf("%s predicted in group %q: want its own chip held out", p.SoC, p.Group)
+		}
+	}
+	for ph, mape := range v.MAPE {
+		t.Logf("%s MAPE %.1f%%", ph, 100*mape)
+		if ph != "all" && mape > 0.2 {
+			t.Errorf("%s MAPE %.1f%% with each chip held out: want under 20%%", ph, 100*mape)
 		}
 	}
 }

@@ -34,8 +34,8 @@ func TestValidationSummary(t *testing.T) {
 }
 
 // TestValidatePredictsEachRecord: with the overlay that made them, the
-// synthetic records are predicted exactly; kernel records are skipped with
-// a reason; a hold-out needs two groups.
+// synthetic records are predicted exactly; a kernel record without its
+// shape is skipped with a reason; a hold-out needs two groups.
 func TestValidatePredictsEachRecord(t *testing.T) {
 	truth, err := ParseOverlay("truth.yaml", []byte("source: t\nparams:\n  - {param: seq_efficiency, memory: LPDDR5, value: 0.8}\n"))
 	if err != nil {
