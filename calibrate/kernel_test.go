@@ -95,12 +95,16 @@ func TestUnitForRecord(t *testing.T) {
 		want    string // unit kind, "" for the simulator's choice
 	}{
 		{99, "", hw.GPU},
+		{99, "llama.cpp Hexagon NPU (HTP0)", hw.NPU}, // offloaded to the NPU
+		{99, "OpenCL (CPU fallback)", hw.GPU},
 		{0, "OpenCL", hw.CPU}, // n_gpu_layers wins over the name
 		{-1, "QNN (HTP)", hw.NPU},
 		{-1, "OpenCL", hw.GPU},
 		{-1, "CPU", hw.CPU},
 		{-1, "", ""},
 		{-1, "some new runtime", ""},
+		{-1, "ExecuTorch XNNPACK + KleidiAI", hw.CPU},
+		{-1, "a vendor chip runtime", ""}, // "chip" is not HIP
 	} {
 		got := unitForRecord(chip, c.gpu, c.backend)
 		kind := ""

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/sim"
@@ -215,8 +217,9 @@ func unitOfKind(chip *hw.Chip, kind string) string {
 	return ""
 }
 
-// backendKinds maps the words runtimes name their backends with to the
-// kind of unit they run on, most specific first.
+// backendKinds maps the words runtimes name their backends with (a word
+// of the backend's name starting with one: "HTP0") to the kind of unit
+// they run on, most specific first.
 var backendKinds = []struct{ word, kind string }{
 	{"qnn", hw.NPU}, {"htp", hw.NPU}, {"hexagon", hw.NPU}, {"rknn", hw.NPU}, {"npu", hw.NPU},
 	{"ane", hw.NPU}, {"coreml", hw.NPU}, {"nnapi", hw.NPU}, {"ethos", hw.NPU},
@@ -225,23 +228,32 @@ var backendKinds = []struct{ word, kind string }{
 	{"cpu", hw.CPU}, {"blas", hw.CPU}, {"xnnpack", hw.CPU},
 }
 
-// unitForRecord picks the unit a model record ran on: from llama.cpp's
-// n_gpu_layers when given, else from the backend's name (QNN or RKNN: the
-// NPU; Metal or OpenCL: the GPU; CPU: the CPU) when the chip has such a
-// unit, else the simulator's choice.
+// unitForRecord picks the unit a model record ran on. llama.cpp's
+// n_gpu_layers of 0 means the CPU; above 0, the accelerator its backend
+// names (Hexagon or QNN: the NPU) or else the GPU. Without the count, the
+// backend's name decides (QNN or RKNN: the NPU; Metal or OpenCL: the GPU;
+// CPU or XNNPACK: the CPU) when the chip has such a unit; else the
+// simulator chooses.
 func unitForRecord(chip *hw.Chip, gpuLayers int, backend string) string {
-	if u := unitFor(chip, gpuLayers); u != "" {
-		return u
-	}
-	b := strings.ToLower(backend)
+	named := ""
+	words := strings.FieldsFunc(strings.ToLower(backend), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 	for _, bk := range backendKinds {
-		if strings.Contains(b, bk.word) {
+		if slices.ContainsFunc(words, func(w string) bool { return strings.HasPrefix(w, bk.word) }) {
 			if u := unitOfKind(chip, bk.kind); u != "" {
-				return u
+				named = u
+				break
 			}
 		}
 	}
-	return ""
+	if gpuLayers > 0 && named != "" && chip.Unit(named).Kind != hw.CPU {
+		return named
+	}
+	if u := unitFor(chip, gpuLayers); u != "" || gpuLayers >= 0 {
+		return u
+	}
+	return named
 }
 
 // Predict gives the predicted figure of every record, in its unit, in
@@ -301,6 +313,18 @@ func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, 
 
 // PredictEach is Predict with an overlay per record.
 func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overlay) ([]float64, error) {
+	out, errs := p.predictAll(ctx, recs, ovs)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// predictAll predicts every record under its overlay and returns each
+// figure or the error that kept it from one.
+func (p *Predictor) predictAll(ctx context.Context, recs []Record, ovs []*Overlay) ([]float64, []error) {
 	out := make([]float64, len(recs))
 	errs := make([]error, len(recs))
 	workers := p.Workers
@@ -323,12 +347,7 @@ func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overl
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, errs
 }
 
 // Forget drops the cached runs (the fit calls it between rounds so memory

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -65,6 +66,31 @@ type ValidateOptions struct {
 	Workers int
 }
 
+// predict adds a point for each record predicted under ov, in group g.
+// A record the simulator refuses (a unit that cannot read its format, a
+// model too large for the chip) is listed as skipped with the reason;
+// other errors (a chip or model that does not load, a cancelled run) end
+// the validation.
+func (v *Validation) predict(ctx context.Context, pr *Predictor, recs []Record, ov *Overlay, g string) error {
+	ovs := make([]*Overlay, len(recs))
+	for i := range ovs {
+		ovs[i] = ov
+	}
+	pred, errs := pr.predictAll(ctx, recs, ovs)
+	for i, r := range recs {
+		var in *sim.InputError
+		switch {
+		case errs[i] == nil:
+			v.Points = append(v.Points, pointOf(r, pred[i], g))
+		case errors.As(errs[i], &in):
+			v.Skipped = append(v.Skipped, SkippedRecord{Source: r.Source, Reason: errs[i].Error()})
+		default:
+			return errs[i]
+		}
+	}
+	return nil
+}
+
 // Validate predicts every record and compares. Records the simulator
 // cannot predict are listed as skipped.
 func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validation, error) {
@@ -86,12 +112,8 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 	pr.Workers = opt.Workers
 	switch opt.Holdout {
 	case "":
-		pred, err := pr.Predict(ctx, use, opt.Overlay)
-		if err != nil {
+		if err := v.predict(ctx, pr, use, opt.Overlay, ""); err != nil {
 			return nil, err
-		}
-		for i, r := range use {
-			v.Points = append(v.Points, pointOf(r, pred[i], ""))
 		}
 	case "chip", "model":
 		groupOf := func(r Record) string {
@@ -124,12 +146,8 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			if err != nil {
 				return nil, err
 			}
-			pred, err := pr.Predict(ctx, test, fit.Overlay)
-			if err != nil {
+			if err := v.predict(ctx, pr, test, fit.Overlay, g); err != nil {
 				return nil, err
-			}
-			for i, r := range test {
-				v.Points = append(v.Points, pointOf(r, pred[i], g))
 			}
 		}
 	default:

@@ -9,9 +9,8 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// onePass runs one tile pass of w on a fresh engine and returns its time,
-// counters and the events the kernel fired.
-func onePass(t *testing.T, cfg Config, w workloads.Work) (float64, counters, uint64) {
+// engineFor builds the engine Run would for cfg.
+func engineFor(t *testing.T, cfg Config) *engine {
 	t.Helper()
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
@@ -24,6 +23,14 @@ func onePass(t *testing.T, cfg Config, w workloads.Work) (float64, counters, uin
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// onePass runs one tile pass of w on a fresh engine and returns its time,
+// counters and the events the kernel fired.
+func onePass(t *testing.T, cfg Config, w workloads.Work) (float64, counters, uint64) {
+	t.Helper()
+	e := engineFor(t, cfg)
 	e.work = w
 	e.scanBypass(w)
 	secs := e.tilePass(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
@@ -109,17 +116,7 @@ func TestPrefillReplay(t *testing.T) {
 // the first left it.
 func TestReplayTakesRecordedHits(t *testing.T) {
 	cfg := configFor(t, opts{chip: "snapdragon-8-gen3"})
-	if err := cfg.validate(); err != nil {
-		t.Fatal(err)
-	}
-	unit, dt, err := pickUnit(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := engineFor(t, cfg)
 	w := workloads.Work{Phase: workloads.Prefill, Tokens: 64, Batch: 1}
 	pass := func() float64 {
 		before := e.st.l3HitBytes
@@ -138,5 +135,31 @@ func TestReplayTakesRecordedHits(t *testing.T) {
 	}
 	if got := e.l3c.Save(); !reflect.DeepEqual(got, after) {
 		t.Error("the replay did not leave the L3 as the recorded pass did")
+	}
+}
+
+// TestAnalyticStepReuse: decode steps interpolated at analytic fidelity
+// stay within 1% of computing every step, across a KV cache that
+// outgrows the L3 (where the analytic L3 estimate jumps) and on a dense
+// phone decode, with fewer steps computed.
+func TestAnalyticStepReuse(t *testing.T) {
+	for _, o := range []opts{
+		{chip: "seed-c", model: "seed-moe-3b", prompt: ctxFor(10 << 20), gen: 96, fidelity: Analytic}, // crosses the 12 MiB L3
+		{chip: "snapdragon-8-gen3", prompt: 0, gen: 300, fidelity: Analytic},
+	} {
+		reused := simulate(t, o)
+		cfg := configFor(t, o)
+		cfg.noShortcuts = true
+		exact, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		within1Percent(t, o.chip+" analytic, with reuse and without", []closeness{
+			{"decode tokens/s", *reused.Decode.TokensPerS, *exact.Decode.TokensPerS, false},
+			{"p99 ms/token", *reused.Decode.MsPerToken.P99, *exact.Decode.MsPerToken.P99, false},
+			{"DRAM bytes", reused.Memory.DRAMBytes, exact.Memory.DRAMBytes, false},
+			{"L3 hit bytes", reused.Memory.L3Bytes, exact.Memory.L3Bytes, false},
+			{"KV L3 miss rate", reused.Memory.KVL3MissRate, exact.Memory.KVL3MissRate, true},
+		})
 	}
 }

@@ -32,10 +32,13 @@ const (
 	stepTolerance = 1e-3
 )
 
-// reuses reports whether decode steps may be interpolated: at tile
-// fidelity; not at line fidelity, the exact reference, nor at analytic
-// fidelity, where a step costs nothing.
-func (e *engine) reuses() bool { return e.cfg.Fidelity == Tile || e.cfg.Fidelity == tileNoScan }
+// reuses reports whether decode steps may be interpolated: at tile and
+// analytic fidelity (where a step costs little, but a calibration fit
+// runs thousands of decodes); not at line fidelity, the exact reference.
+func (e *engine) reuses() bool {
+	f := e.cfg.Fidelity
+	return f == Tile || f == tileNoScan || f == Analytic && !e.cfg.noShortcuts
+}
 
 // Variants of the tile fidelity for tests: without step reuse, and
 // without the KV scan bypass.
@@ -69,8 +72,10 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.Batch, Seed: c.Seed}
 		// Once the governor is at work, clocks may move at any poll: no
 		// step is skipped, so heat and clocks follow every step, and the
-		// memo answers for the steps it can.
-		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) && !e.heat.governing() {
+		// memo answers for the steps it can. The steps on either side of
+		// a capacity edge are simulated, so that none is interpolated
+		// across it.
+		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) && !e.heat.governing() && !e.crossesEdge(work.Context-1, work.Context+1) {
 			e.touchKVWrites(work)
 			skipped = append(skipped, s)
 			continue
@@ -78,7 +83,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		key := e.heat.key()
 		var cur *simulated
 		if e.reuses() && s >= warmSteps && !e.nearCliff(work.Context) {
-			cur = e.memo.at(key, work.Context, s)
+			cur = e.memo.at(key, work.Context, s, e.crossesEdge)
 		}
 		if cur != nil {
 			// A step at these clocks and about this context ran before:
@@ -188,14 +193,15 @@ func (m stepMemo) add(key string, ctx int, s *simulated) {
 // at returns step index's figures at context ctx under key: the linear
 // interpolation of the remembered steps on either side, when both exist
 // within memoSpan, or the extension of the two below it (see memoMinGap);
-// else nil.
-func (m stepMemo) at(key string, ctx, index int) *simulated {
+// else nil. Neither reaches across a capacity edge (crosses reports one
+// between two contexts): a step's cost jumps there.
+func (m stepMemo) at(key string, ctx, index int, crosses func(a, b int) bool) *simulated {
 	list := m[key]
 	i, found := slices.BinarySearchFunc(list, ctx, func(a memoStep, c int) int { return cmp.Compare(a.context, c) })
 	if found {
 		return list[i].step.at(list[i].step, 0, index)
 	}
-	if i > 0 && i < len(list) && list[i].context-list[i-1].context <= memoSpan {
+	if i > 0 && i < len(list) && list[i].context-list[i-1].context <= memoSpan && !crosses(list[i-1].context, list[i].context) {
 		a, b := list[i-1], list[i]
 		w := float64(ctx-a.context) / float64(b.context-a.context)
 		return a.step.at(b.step, w, index)
@@ -212,7 +218,7 @@ func (m stepMemo) at(key string, ctx, index int) *simulated {
 		}
 		a := list[j]
 		gap := b.context - a.context
-		if ctx-b.context <= min(memoReach*gap, memoSpan/2) && gap >= memoMinGap && gap <= memoSpan {
+		if ctx-b.context <= min(memoReach*gap, memoSpan/2) && gap >= memoMinGap && gap <= memoSpan && !crosses(a.context, ctx) {
 			w := float64(ctx-a.context) / float64(b.context-a.context)
 			return a.step.at(b.step, w, index)
 		}
@@ -233,20 +239,42 @@ func (a *simulated) at(b *simulated, w float64, index int) *simulated {
 	return s
 }
 
-// nearCliff reports whether the KV cache at context ctx is within a
-// quarter of a capacity it fills: its resident SRAM share, or that plus
-// the L3 ways it may allocate into.
-func (e *engine) nearCliff(ctx int) bool {
-	layers := float64(e.cfg.Model.Layers)
-	kv := e.kvLayer * float64(ctx) * layers
-	resident := e.kvResident * layers
+// kvEdges are the KV sizes (all layers) at which a decode step's cost
+// bends or jumps: its resident SRAM share, and that plus the L3 ways it
+// may allocate into.
+func (e *engine) kvEdges() []float64 {
+	resident := e.kvResident * float64(e.cfg.Model.Layers)
 	edges := []float64{resident}
 	if e.l3c != nil && e.requests[classKV].Allocate {
 		ways := bits.OnesCount64(uint64(e.requests[classKV].Ways))
 		edges = append(edges, resident+e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways))
 	}
-	for _, edge := range edges {
+	return edges
+}
+
+// kvAt is the KV cache's size (all layers) at context ctx.
+func (e *engine) kvAt(ctx int) float64 {
+	return e.kvLayer * float64(ctx) * float64(e.cfg.Model.Layers)
+}
+
+// nearCliff reports whether the KV cache at context ctx is within a
+// quarter of a capacity it fills (kvEdges).
+func (e *engine) nearCliff(ctx int) bool {
+	kv := e.kvAt(ctx)
+	for _, edge := range e.kvEdges() {
 		if edge > 0 && math.Abs(kv-edge) < edge/4 {
+			return true
+		}
+	}
+	return false
+}
+
+// crossesEdge reports whether a capacity edge (kvEdges) lies between the
+// KV caches at contexts a and b.
+func (e *engine) crossesEdge(a, b int) bool {
+	lo, hi := e.kvAt(min(a, b)), e.kvAt(max(a, b))
+	for _, edge := range e.kvEdges() {
+		if edge > 0 && lo < edge && edge <= hi {
 			return true
 		}
 	}
@@ -313,9 +341,10 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 // reads anything, so the writes would leave no trace and are not made.
 // (Where a request ends on remembered steps, the next prefill misses a
 // few steps' writes in an L3 it sweeps anyway: the KV miss rate of a
-// 30-minute sustained session moved by 0.003% when this was added.)
+// 30-minute sustained session moved by 0.003% when this was added.) The
+// analytic fidelity estimates the L3 instead of simulating it: no touch.
 func (e *engine) touchKVWrites(w workloads.Work) {
-	if e.l3c == nil || !e.requests[classKV].Allocate || e.scans(w) {
+	if e.l3c == nil || !e.requests[classKV].Allocate || e.scans(w) || e.cfg.Fidelity == Analytic {
 		return
 	}
 	e.work = w
