@@ -120,7 +120,7 @@ func TestAppleRecordFiles(t *testing.T) {
 	}
 }
 
-var m1m2Fidelity = flag.String("m1m2.fidelity", "analytic", "the fidelity TestM1PredictsM2 fits and predicts at (tile: the fit corrects the analytic model by tile runs; slow)")
+var m1m2Fidelity = flag.String("m1m2.fidelity", "analytic", "the fidelity TestM1PredictsM2 fits and predicts at (tile: the fit corrects the analytic model by tile runs; minutes)")
 
 // TestM1PredictsM2 is the public-data acceptance of issue 5: fit an overlay
 // on the M1 family's llama-bench records (datasheet-level chip files),
