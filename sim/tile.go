@@ -293,26 +293,8 @@ func (e *engine) load(t *tile, done func()) {
 		if s.bytes == 0 {
 			continue
 		}
-		cost := e.dramCost(s, miss)
 		pending++
-		e.dma.submit(s.bytes, func(release func()) {
-			parts := 0
-			part := func() {
-				parts--
-				if parts == 0 {
-					release()
-					finish()
-				}
-			}
-			if cost > 0 {
-				parts++
-				e.dram.Start(cost, 0, part)
-			}
-			if hit > 0 {
-				parts++
-				e.l3.Start(hit, 0, part)
-			}
-		})
+		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, finish)
 	}
 	e.sim.After(0, finish)
 }
@@ -338,7 +320,7 @@ func (e *engine) runFallback(op workloads.Op, done func()) {
 	start := e.sim.Now()
 	e.countDRAM(copies + op.Touch(workloads.Weights))
 	e.sim.After(des.Seconds(sync), func() {
-		e.dram.Start(copies+op.Touch(workloads.Weights), 0, func() {
+		e.dram.Send(copies+op.Touch(workloads.Weights), 0, func() {
 			e.sim.After(des.Seconds(cpu+sync), func() {
 				took := (e.sim.Now() - start).Seconds()
 				f.Seconds += took
@@ -377,56 +359,101 @@ func (e *engine) fallbackOf(kind string) *Fallback {
 }
 
 // dmaQueue hands DMA descriptors to a fixed number of channels; a
-// descriptor waits for a free channel, pays the set-up, then runs.
+// descriptor waits for a free channel, pays the set-up, then moves its L3
+// hits over the L3 link and the rest over the DRAM link at once.
 type dmaQueue struct {
-	sim     *des.Sim
-	free    []int // idle channels, lowest first
-	setup   des.Time
-	waiting []descriptor
+	sim      *des.Sim
+	dram, l3 *des.Link
+	free     []int // idle channels, lowest first
+	setup    des.Time
+	waiting  []*descriptor
+	spare    []*descriptor // finished descriptors, for reuse
 	// trace, when the run records a timeline, receives each descriptor's
 	// channel, start time and bytes as it completes; now reads the clock.
 	trace func(channel int, start, bytes float64)
 	now   func() float64
 }
 
+// descriptor is one DMA transfer of a tile's span. Descriptors are reused,
+// with their callbacks bound once, so a pass allocates none per span.
 type descriptor struct {
-	bytes float64
-	run   func(release func())
+	q           *dmaQueue
+	bytes       float64 // the span's size
+	dram, l3    float64 // bytes over each link (DRAM: as dramCost prices them)
+	done        func()  // called once both transfers are done
+	ch, parts   int
+	start       float64
+	runFn, part func() // d.run and d.transferred, bound once
 }
 
-func newDMAQueue(s *des.Sim, channels int, setup float64) *dmaQueue {
-	q := &dmaQueue{sim: s, setup: des.Seconds(setup)}
+func newDMAQueue(s *des.Sim, dram, l3 *des.Link, channels int, setup float64) *dmaQueue {
+	q := &dmaQueue{sim: s, dram: dram, l3: l3, setup: des.Seconds(setup)}
 	for ch := channels - 1; ch >= 0; ch-- {
 		q.free = append(q.free, ch)
 	}
 	return q
 }
 
-// submit queues a descriptor of bytes; run starts its transfers and calls
-// release when they are done.
-func (q *dmaQueue) submit(bytes float64, run func(release func())) {
-	q.waiting = append(q.waiting, descriptor{bytes, run})
+// submit queues a descriptor of bytes moving dram bytes over DRAM and l3
+// over the L3, and calls done when both have arrived.
+func (q *dmaQueue) submit(bytes, dram, l3 float64, done func()) {
+	var d *descriptor
+	if n := len(q.spare); n > 0 {
+		d, q.spare = q.spare[n-1], q.spare[:n-1]
+	} else {
+		d = &descriptor{q: q}
+		d.runFn, d.part = d.run, d.transferred
+	}
+	d.bytes, d.dram, d.l3, d.done = bytes, dram, l3, done
+	q.waiting = append(q.waiting, d)
 	q.start()
 }
 
 func (q *dmaQueue) start() {
 	for len(q.free) > 0 && len(q.waiting) > 0 {
 		d := q.waiting[0]
+		q.waiting[0] = nil
 		q.waiting = q.waiting[1:]
-		ch := q.free[len(q.free)-1]
+		d.ch = q.free[len(q.free)-1]
 		q.free = q.free[:len(q.free)-1]
-		var start float64
 		if q.trace != nil {
-			start = q.now()
+			d.start = q.now()
 		}
-		q.sim.After(q.setup, func() {
-			d.run(func() {
-				if q.trace != nil {
-					q.trace(ch, start, d.bytes)
-				}
-				q.free = append(q.free, ch)
-				q.start()
-			})
-		})
+		q.sim.After(q.setup, d.runFn)
 	}
+}
+
+// run starts the descriptor's transfers once its set-up is paid.
+func (d *descriptor) run() {
+	d.parts = 0
+	if d.dram > 0 {
+		d.parts++
+		d.q.dram.Send(d.dram, 0, d.part)
+	}
+	if d.l3 > 0 {
+		d.parts++
+		d.q.l3.Send(d.l3, 0, d.part)
+	}
+	if d.parts == 0 {
+		d.parts = 1
+		d.transferred()
+	}
+}
+
+// transferred ends one of the descriptor's transfers; after the last it
+// frees the channel, starts what waits, and reports done.
+func (d *descriptor) transferred() {
+	if d.parts--; d.parts > 0 {
+		return
+	}
+	q := d.q
+	if q.trace != nil {
+		q.trace(d.ch, d.start, d.bytes)
+	}
+	q.free = append(q.free, d.ch)
+	q.start()
+	done := d.done
+	d.done = nil
+	q.spare = append(q.spare, d)
+	done()
 }

@@ -37,6 +37,7 @@ type Link struct {
 	fire     func()      // l.complete, bound once to avoid an allocation per event
 	caps     []float64   // scratch for level
 	finished []*Transfer // scratch for complete
+	spare    []*Transfer // completed transfers of Send, for reuse
 }
 
 // Transfer is a movement of bytes over a Link, returned by Link.Start.
@@ -48,6 +49,7 @@ type Transfer struct {
 	rate   float64 // current rate in bytes per second; -1 until first shared
 	finish Time    // when the last byte moves at the current rate
 	done   func()
+	reuse  bool // started by Send: nobody holds it once done
 }
 
 // NewLink returns an idle link on s with the given capacity in bytes per
@@ -88,10 +90,23 @@ func (l *Link) Start(bytes, maxRate float64, done func()) *Transfer {
 		rateCap = maxRate
 	}
 	l.advance()
-	t := &Transfer{link: l, size: bytes, left: bytes, cap: rateCap, rate: -1, done: done}
+	var t *Transfer
+	if n := len(l.spare); n > 0 {
+		t, l.spare = l.spare[n-1], l.spare[:n-1]
+	} else {
+		t = new(Transfer)
+	}
+	*t = Transfer{link: l, size: bytes, left: bytes, cap: rateCap, rate: -1, done: done}
 	l.active = append(l.active, t)
 	l.reshare()
 	return t
+}
+
+// Send is Start for a caller that keeps no handle: once done has been
+// called the transfer is reused by a later Start or Send, so a busy link
+// allocates nothing per transfer.
+func (l *Link) Send(bytes, maxRate float64, done func()) {
+	l.Start(bytes, maxRate, done).reuse = true
 }
 
 // SetCapacity changes the link's capacity, for example when a governor
@@ -279,6 +294,9 @@ func (l *Link) complete() {
 		if fn := t.done; fn != nil {
 			t.done = nil
 			fn()
+		}
+		if t.reuse {
+			l.spare = append(l.spare, t)
 		}
 	}
 	clear(done)

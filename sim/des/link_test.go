@@ -495,3 +495,42 @@ func TestSkip(t *testing.T) {
 		t.Errorf("with a 10 s skip at 0.5 s: %s, want %s", got, want)
 	}
 }
+
+// TestLinkSend: Send moves bytes as Start does, and once the link is warm
+// it allocates nothing per transfer.
+func TestLinkSend(t *testing.T) {
+	for _, send := range []bool{false, true} {
+		s := des.New()
+		l := des.NewLink(s, "bus", 1000)
+		r := &recorder{s: s}
+		for i, name := range []string{"a", "b", "c"} {
+			s.At(des.Seconds(0.25*float64(i)), func() {
+				if send {
+					l.Send(500, 0, r.done(name))
+				} else {
+					l.Start(500, 0, r.done(name))
+				}
+			})
+		}
+		s.Run()
+		// a alone 0.25 s (250 B left), a+b at 500 B/s for 0.25 s (a 125 B
+		// left, b 375 B); from 0.5 s three at 333 B/s: a done at 0.875 s,
+		// b then has 250 B, c 375 B; two at 500 B/s: b done at 1.375 s,
+		// c has 125 B, alone: done at 1.5 s.
+		if got, want := r.String(), "a@875 ms b@1.375 s c@1.5 s"; got != want {
+			t.Errorf("send %v: %s, want %s", send, got, want)
+		}
+	}
+	s := des.New()
+	l := des.NewLink(s, "bus", 1e9)
+	done := func() {}
+	send := func() {
+		l.Send(1000, 0, done)
+		l.Send(2000, 0, done)
+		s.Run()
+	}
+	send() // warm: the spare transfers and the scratch slices exist
+	if n := testing.AllocsPerRun(100, send); n > 0 {
+		t.Errorf("%g allocations per round of two sends, want 0", n)
+	}
+}
