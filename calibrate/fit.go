@@ -368,16 +368,32 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	if err != nil {
 		return nil, err
 	}
-	fit.Skipped = skipped
 	fast := NewPredictor(sim.Analytic)
 	fast.Workers = opt.Workers
+	// A record the simulator refuses (a unit that cannot read its format)
+	// is skipped with the reason, as validate does.
+	units := make([]string, 0, len(use))
+	kept := use[:0:0]
+	for _, r := range use {
+		unit, _, err := fast.figure(ctx, r, nil)
+		var in *sim.InputError
+		switch {
+		case errors.As(err, &in):
+			skipped = append(skipped, Unused{Record: r, Reason: err.Error()})
+			continue
+		case err != nil:
+			return nil, &InputError{Msg: err.Error()}
+		}
+		kept, units = append(kept, r), append(units, unit)
+	}
+	if use = kept; len(use) == 0 {
+		return nil, &InputError{Msg: "no record the simulator can predict: " + skipped[len(skipped)-1].Reason}
+	}
+	fit.Skipped = skipped
 	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
 	beforeOf := map[string]float64{}
 	for i, r := range use {
-		unit, _, err := fast.figure(ctx, r, nil)
-		if err != nil {
-			return nil, &InputError{Msg: err.Error()}
-		}
+		unit := units[i]
 		chip, err := (*Overlay)(nil).Load(r.SoC, nil)
 		if err != nil {
 			return nil, err
