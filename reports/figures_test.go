@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -20,18 +19,10 @@ import (
 // the same number of points on every line and the same words.
 func svgSkeleton(t *testing.T, data []byte) string {
 	t.Helper()
-	dec := xml.NewDecoder(bytes.NewReader(data))
 	var lines []string
 	depth := 0
 	inText := false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the SVG is not XML: %v", err)
-		}
+	for tok := range svgTokens(t, data) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			var attrs []string

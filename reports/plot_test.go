@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"image/png"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,19 +53,31 @@ type svgDoc struct {
 
 type svgPath struct{ d, style string }
 
+// svgTokens yields the XML tokens of an SVG, failing t if it is not XML.
+// A token is valid until the next is asked for.
+func svgTokens(t *testing.T, data []byte) iter.Seq[xml.Token] {
+	return func(yield func(xml.Token) bool) {
+		dec := xml.NewDecoder(bytes.NewReader(data))
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				t.Fatalf("the SVG is not XML: %v", err)
+			}
+			if !yield(tok) {
+				return
+			}
+		}
+	}
+}
+
 func parseSVG(t *testing.T, data []byte) svgDoc {
 	t.Helper()
 	var doc svgDoc
-	dec := xml.NewDecoder(bytes.NewReader(data))
 	inText := false
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("the SVG is not XML: %v", err)
-		}
+	for tok := range svgTokens(t, data) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {

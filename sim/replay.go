@@ -59,15 +59,15 @@ func (e *engine) startReplay(w workloads.Work) {
 func (e *engine) lookup(s span) int64 {
 	r := e.recording
 	switch {
-	case r == nil:
-		return e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
-	case e.replaying && r.next < len(r.hits):
+	case r != nil && e.replaying && r.next < len(r.hits):
 		r.next++
 		return r.hits[r.next-1]
+	case r != nil && !e.replaying:
+		hit := e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
+		r.hits = append(r.hits, hit)
+		return hit
 	}
-	hit := e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
-	r.hits = append(r.hits, hit)
-	return hit
+	return e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
 }
 
 // endReplay ends the pass: a recording keeps the L3 it leaves, a replay
