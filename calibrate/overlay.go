@@ -411,25 +411,34 @@ var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_µ][A-Za-z0-9_.µ/ +-]*$`)
 // same directory, synced, then renamed over path.
 func (o *Overlay) Write(path string) error {
 	o.file = path
-	return writeAtomic(path, o.Encode())
+	return WriteFileAtomic(path, o.Encode())
 }
 
-// writeAtomic replaces path with data, never leaving a half-written file.
-func writeAtomic(path string, data []byte) error {
+// WriteFileAtomic replaces the file at path with data, so that a reader
+// sees the old file or the whole new one, never a part: a temporary file
+// in the same directory, synced, then renamed over path. Every writer of
+// results (overlays here, reports and figures above) goes through it.
+func WriteFileAtomic(path string, data []byte) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+	if err = tmp.Chmod(0o644); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

@@ -50,10 +50,10 @@ func WriteHotSpot(path string, s *sim.Series) error {
 		return err
 	}
 	flp := strings.TrimSuffix(path, filepath.Ext(path)) + ".flp"
-	if err := writeAtomic(flp, Floorplan(sources, filepath.Base(path), HotSpotInterval)); err != nil {
+	if err := WriteFileAtomic(flp, Floorplan(sources, filepath.Base(path), HotSpotInterval)); err != nil {
 		return err
 	}
-	return writeAtomic(path, trace)
+	return WriteFileAtomic(path, trace)
 }
 
 // PTrace is the power trace of s in HotSpot's format, with one row per

@@ -7,12 +7,12 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -532,40 +532,13 @@ func SaveFigure(path string, f *Figure) (err error) {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, buf.Bytes())
 }
 
 // WriteFileAtomic replaces the file at path with data, so that a reader
-// sees the old file or the whole new one, never a part: a temporary file in
-// the same directory, synced, then renamed over path.
-func WriteFileAtomic(path string, data []byte) error { return writeAtomic(path, data) }
-
-// writeAtomic is WriteFileAtomic.
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// sees the old file or the whole new one, never a part
+// (calibrate.WriteFileAtomic).
+func WriteFileAtomic(path string, data []byte) error { return calibrate.WriteFileAtomic(path, data) }
 
 // renderTitled makes a w×h canvas in format, draws title at its top as
 // Figure.Render does, and hands the rest to body.
@@ -605,7 +578,7 @@ func saveRendered(path string, render func(format string) (io.WriterTo, error)) 
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return WriteFileAtomic(path, buf.Bytes())
 }
 
 // addLabels writes each label just right of its point, in the tick font.

@@ -50,5 +50,5 @@ func WriteSeries(path string, s *sim.Series) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	return writeAtomic(path, b.Bytes())
+	return WriteFileAtomic(path, b.Bytes())
 }

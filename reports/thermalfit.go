@@ -63,8 +63,3 @@ func ThermalFitTable(w io.Writer, r *thermalfit.Result) error {
 }
 
 func g3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
-
-// WriteFile writes data to path atomically: through a temporary file in the
-// same folder, synced and renamed, so a reader sees the old file or the
-// whole new one, never a part.
-func WriteFile(path string, data []byte) error { return writeAtomic(path, data) }

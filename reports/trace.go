@@ -14,5 +14,5 @@ func WriteTrace(path string, t *sim.Trace) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return WriteFileAtomic(path, data)
 }

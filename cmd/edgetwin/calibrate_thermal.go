@@ -77,7 +77,7 @@ constants before and after, and the fit error per sensor.`,
 			}
 			wall := time.Since(began)
 			source := fmt.Sprintf("calibrate thermal: %s (%s) on %s", path, calibrate.Digest(data), chipRef(soc, chip))
-			if err := reports.WriteFile(out, thermalfit.Overlay(r, source)); err != nil {
+			if err := reports.WriteFileAtomic(out, thermalfit.Overlay(r, source)); err != nil {
 				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			if err := reports.WriteThermalFit(cmd.OutOrStdout(), r, f); err != nil {
