@@ -400,7 +400,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		}
 		q, _ := workloads.ParseQuant(r.Quant)
 		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{strings.ToLower(q.Base().Name())},
-			gemv: r.Kind == KindGEMV || r.Kind == KindDecode && max(1, r.Shape.Batch) <= 4}
+			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4}
 		p.info = append(p.info, inf)
 		p.corr[i] = 1
 		for _, c := range candidates(inf, names) {

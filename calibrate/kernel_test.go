@@ -28,6 +28,9 @@ func TestKernelPredictable(t *testing.T) {
 		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 1, 36<<20), "1 threads"},
 		{kernelRecord(KindGEMV, "", 1, 1024, 1024, 4, 36<<20), "needs shape.n, shape.k and quant"},
 		{Record{Kind: KindBandwidth, SoC: "raspberry-pi-5"}, "memory probes"},
+		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Model: "probe-decoder-s", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 4}, ""},
+		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Model: "probe-decoder-s", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 1}, "1 threads"},
+		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 4}, "needs model"},
 	} {
 		ok, why := Predictable(c.r)
 		if ok != (c.want == "") || !strings.Contains(why, c.want) {

@@ -21,52 +21,64 @@ const (
 	PhaseKernel  = "kernel"
 )
 
-// PhaseOf is the phase a record's kind belongs to: prefill, decode, or
-// kernel for everything measured below the model (bandwidth, gemv, …).
+// PhaseOf is the phase a record's kind belongs to: prefill, decode (a
+// probe's reference decoder too), or kernel for everything measured below
+// the model (bandwidth, gemv, …).
 func PhaseOf(k Kind) string {
 	switch k {
 	case KindPrefill:
 		return PhasePrefill
-	case KindDecode:
+	case KindDecode, KindDecoder:
 		return PhaseDecode
 	}
 	return PhaseKernel
 }
 
+// decodes reports whether a record measures decoding: a model's decode,
+// or the probe's reference decoder, which is one.
+func decodes(r Record) bool { return r.Kind == KindDecode || r.Kind == KindDecoder }
+
 // Predictable reports whether the simulator can predict a record: the
-// model kinds, prefill and decode, and the GEMV and GEMM kernels with
-// their shape and quant (sim.RunKernel), on all the cores of the chip's
+// model kinds, prefill and decode; the probe's reference decoder (a
+// decode of a catalog model) and its GEMV and GEMM kernels with their
+// shape and quant (sim.RunKernel), both on all the cores of the chip's
 // CPU. Memory kinds are not predicted; the reason says why.
 func Predictable(r Record) (ok bool, reason string) {
 	switch {
 	case r.Kind == KindGEMV || r.Kind == KindGEMM:
-		return kernelPredictable(r)
+		if r.Shape.N <= 0 || r.Shape.K <= 0 || r.Quant == "" {
+			return false, fmt.Sprintf("kind %s needs shape.n, shape.k and quant", r.Kind)
+		}
+		if r.Unit != UnitOpsPerSecond && r.Unit != UnitSeconds {
+			return false, fmt.Sprintf("kind %s in %s: kernels are predicted in %s or %s", r.Kind, r.Unit, UnitOpsPerSecond, UnitSeconds)
+		}
+		return onAllCores(r)
+	case r.Kind == KindDecoder:
+		if r.Model == "" || r.Quant == "" || r.Shape.Gen <= 0 {
+			return false, "kind decoder needs model, quant and shape.gen"
+		}
+		return onAllCores(r)
 	case r.Kind != KindPrefill && r.Kind != KindDecode:
-		return false, fmt.Sprintf("kind %s: the simulator predicts models (prefill, decode) and matrix kernels (gemv, gemm); memory probes characterise the chip instead", r.Kind)
+		return false, fmt.Sprintf("kind %s: the simulator predicts models (prefill, decode, the probe's decoder) and matrix kernels (gemv, gemm); memory probes characterise the chip instead", r.Kind)
 	case r.Kind == KindPrefill && r.Shape.Depth > 0:
 		return false, fmt.Sprintf("a prefill after %d tokens of context (depth) is not simulated", r.Shape.Depth)
 	}
 	return true, ""
 }
 
-// kernelPredictable is Predictable for the GEMV and GEMM kinds.
-func kernelPredictable(r Record) (bool, string) {
-	if r.Shape.N <= 0 || r.Shape.K <= 0 || r.Quant == "" {
-		return false, fmt.Sprintf("kind %s needs shape.n, shape.k and quant", r.Kind)
-	}
-	if r.Unit != UnitOpsPerSecond && r.Unit != UnitSeconds {
-		return false, fmt.Sprintf("kind %s in %s: kernels are predicted in %s or %s", r.Kind, r.Unit, UnitOpsPerSecond, UnitSeconds)
-	}
+// onAllCores checks a record the probe measured on the chip's CPU: the
+// unit model runs on all its cores, so a run on fewer is not predicted.
+func onAllCores(r Record) (bool, string) {
 	chip, err := (*Overlay)(nil).Load(r.SoC, nil)
 	if err != nil {
 		return false, err.Error()
 	}
 	cpu := chip.Unit(unitFor(chip, 0))
 	if cpu == nil || cpu.Kind != hw.CPU {
-		return false, fmt.Sprintf("%s has no CPU unit to run a kernel the probe measured on its CPU", chip.ID)
+		return false, fmt.Sprintf("%s has no CPU unit to run what the probe measured on its CPU", chip.ID)
 	}
 	if cpu.Cores > 0 && r.Threads != cpu.Cores {
-		return false, fmt.Sprintf("%s ran on %d threads; the unit model of %s runs on all %d cores", r.Kernel, r.Threads, cpu.Name, cpu.Cores)
+		return false, fmt.Sprintf("%s %s ran on %d threads; the unit model of %s runs on all %d cores", r.Kind, r.Kernel, r.Threads, cpu.Name, cpu.Cores)
 	}
 	return true, ""
 }
@@ -88,6 +100,9 @@ func workloadOf(r Record) workload {
 	if r.NGPULayers != nil {
 		w.gpu = *r.NGPULayers
 	}
+	if r.Kind == KindDecoder {
+		w.gpu = 0 // the probe runs its decoder on the CPU
+	}
 	if r.Kind == KindPrefill {
 		w.prompt = r.Shape.Prompt
 	} else {
@@ -99,14 +114,14 @@ func workloadOf(r Record) workload {
 // predicted is the figure a result gives for a record, in its unit.
 func predicted(r Record, res *sim.Result) (float64, error) {
 	ph := res.Prefill
-	if r.Kind == KindDecode {
+	if decodes(r) {
 		ph = res.Decode.Phase
 	}
 	if ph.TokensPerS == nil || *ph.TokensPerS <= 0 {
 		return 0, fmt.Errorf("%s: the run has no %s rate", r.Source, r.Kind)
 	}
 	if r.Unit == UnitSeconds {
-		if r.Kind == KindDecode {
+		if decodes(r) {
 			return 1 / *ph.TokensPerS, nil // seconds per generated token
 		}
 		return ph.Seconds, nil

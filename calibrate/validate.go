@@ -157,8 +157,14 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 	return v, nil
 }
 
+// pointOf sets a record against its prediction. A kernel's point names
+// the kernel and its shape where a model's names the model.
 func pointOf(r Record, pred float64, group string) Point {
-	return Point{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
+	model := r.Model
+	if model == "" && r.Kernel != "" {
+		model = fmt.Sprintf("%s %d×%d×%d", r.Kernel, max(1, r.Shape.M), r.Shape.N, r.Shape.K)
+	}
+	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
 		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
 }
 
