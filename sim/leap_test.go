@@ -78,8 +78,8 @@ func TestPrefillReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 60-second sessions")
 	}
-	// Prompts of 512 tokens to a 640-token limit: a prefill every dozen
-	// seconds, and a skin trip at 30 °C so they run at different clocks.
+	// Prompts of 512 tokens to a 640-token limit: three requests in the
+	// minute, and a skin trip at 30 °C so they run at different clocks.
 	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 60, Prompt: 512, ContextLimit: 640}
 	run := func(exact bool) *Result {
 		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
