@@ -126,12 +126,9 @@ func LoadEndpoint(id string) (*Endpoint, error) {
 		return nil, &spec.Error{File: "cloud.catalog", Msg: "no built-in cloud endpoint " + quoted(id) + "; known: " + strings.Join(EndpointIDs(), ", ")}
 	}
 	file := "cloudcatalog/" + id + ".yaml"
-	doc, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
 	var e Endpoint
-	if err := doc.Decode(&e); err != nil {
+	doc, err := spec.ParseInto(file, data, &e)
+	if err != nil {
 		return nil, err
 	}
 	if err := e.check(doc, ""); err != nil {

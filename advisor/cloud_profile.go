@@ -181,12 +181,9 @@ type endpointFile struct {
 // together. Every error is the user's input and names the file, line and
 // field (chip and model files named in it are read relative to it).
 func LoadCloudProfile(file string, data []byte) (*CloudProfile, error) {
-	doc, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
 	var f profileFile
-	if err := doc.Decode(&f); err != nil {
+	doc, err := spec.ParseInto(file, data, &f)
+	if err != nil {
 		return nil, err
 	}
 	p := &CloudProfile{

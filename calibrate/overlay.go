@@ -172,12 +172,9 @@ func ReadOverlay(path string) (*Overlay, error) {
 // keys, a parameter keyed by what it cannot apply to, a value out of range
 // or a parameter given twice are errors with file:line.
 func ParseOverlay(file string, data []byte) (*Overlay, error) {
-	doc, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
 	o := &Overlay{file: file}
-	if err := doc.Decode(o); err != nil {
+	doc, err := spec.ParseInto(file, data, o)
+	if err != nil {
 		return nil, err
 	}
 	seen := map[string]string{}

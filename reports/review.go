@@ -145,12 +145,9 @@ var QuestionIDs = []struct{ ID, Text string }{
 // keys, a chip or model named twice, a bad quantisation, scenario or
 // --set value are errors naming the file, line and field.
 func LoadReview(file string, data []byte) (*Review, error) {
-	doc, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
 	var f reviewFile
-	if err := doc.Decode(&f); err != nil {
+	doc, err := spec.ParseInto(file, data, &f)
+	if err != nil {
 		return nil, err
 	}
 	r := &Review{

@@ -73,12 +73,9 @@ func LoadPolicy(ref string) (*Policy, error) {
 
 // DecodePolicy reads a policy strictly.
 func DecodePolicy(file string, data []byte) (*Policy, error) {
-	doc, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
 	var p Policy
-	if err := doc.Decode(&p); err != nil {
+	doc, err := spec.ParseInto(file, data, &p)
+	if err != nil {
 		return nil, err
 	}
 	// Activations live in the streaming part of the SRAM (and spill

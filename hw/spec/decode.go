@@ -275,3 +275,17 @@ func (r rules) checkNumber(x float64) string {
 	}
 	return ""
 }
+
+// ParseInto parses a file and decodes it strictly into out (Parse, then
+// Decode), and returns the document, whose Errorf names the file's lines
+// in the checks that follow.
+func ParseInto(file string, data []byte, out any) (*Doc, error) {
+	doc, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Decode(out); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}

@@ -151,3 +151,18 @@ func TestRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestParseInto: a file that parses and decodes fills out; one that
+// parses but does not decode fails with the file and line of the field.
+func TestParseInto(t *testing.T) {
+	var v struct {
+		Name string `yaml:"name" spec:"required"`
+	}
+	if _, err := ParseInto("ok.yaml", []byte("name: x\n"), &v); err != nil || v.Name != "x" {
+		t.Errorf("ParseInto: %v, name %q", err, v.Name)
+	}
+	_, err := ParseInto("bad.yaml", []byte("name: x\ncolour: red\n"), &v)
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:2") {
+		t.Errorf("unknown field: %v, want an error at bad.yaml:2", err)
+	}
+}
