@@ -241,13 +241,14 @@ func (a *simulated) at(b *simulated, w float64, index int) *simulated {
 
 // kvEdges are the KV sizes (all layers) at which a decode step's cost
 // bends or jumps: its resident SRAM share, and that plus the L3 ways it
-// may allocate into.
-func (e *engine) kvEdges() []float64 {
+// may allocate into; 0 where there is none. Every decode step asks, so it
+// allocates nothing.
+func (e *engine) kvEdges() [2]float64 {
 	resident := e.kvResident * float64(e.cfg.Model.Layers)
-	edges := []float64{resident}
+	edges := [2]float64{resident}
 	if e.l3c != nil && e.requests[classKV].Allocate {
 		ways := bits.OnesCount64(uint64(e.requests[classKV].Ways))
-		edges = append(edges, resident+e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways))
+		edges[1] = resident + e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways)
 	}
 	return edges
 }
