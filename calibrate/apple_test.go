@@ -207,6 +207,8 @@ func TestHoldoutByChipOnAppleData(t *testing.T) {
 	}
 	for ph, mape := range v.MAPE {
 		t.Logf("%s MAPE %.1f%%", ph, 100*mape)
+		// The M1 → M2 table's worst point is −16%; a phase's mean over
+		// three chips beyond 20% would mean the hold-out fit went wrong.
 		if ph != "all" && mape > 0.2 {
 			t.Errorf("%s MAPE %.1f%% with each chip held out: want under 20%%", ph, 100*mape)
 		}

@@ -21,7 +21,7 @@ import (
 // calibrated twin predicts the decoders' tokens/s — models the fit never
 // saw — against their measured medians.
 func TestClosedLoopHost(t *testing.T) {
-	const closedLoopRounds = 5
+	const closedLoopRounds = 5 // about 80 s in all here: inside the 3 minutes
 	if testing.Short() {
 		t.Skip("measures this machine for a minute and a half")
 	}
