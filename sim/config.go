@@ -52,7 +52,7 @@ type Config struct {
 	Scenario *workloads.Scenario
 	Duration float64 // seconds; 0 takes the scenario's
 
-	noShortcuts bool // tests: simulate every tile (no stream.leap) and every lookup (no replay)
+	noShortcuts bool // tests: every tile (no stream.leap), every lookup (no replay), every analytic decode step
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,
