@@ -1,7 +1,6 @@
 package advisor
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -43,19 +42,11 @@ func TestThermalVendorQuestion(t *testing.T) {
 	}
 	hot := []string{"units.npu.active_power=6W", "units.npu.peak.int4=2TOPS", "units.npu.peak.int8=1TOPS", "units.npu.peak.fp16=0.5TFLOPS"}
 	advise := func(t *testing.T, own ...string) *Advice {
-		p, err := Prepare(Request{
+		return adviseFor(t, Request{
 			Candidates: []string{"seed-c"},
 			Requires:   []string{"thermal.sustained_tokens_per_s >= 10"},
 			Load:       sustainedLoader(t, own...),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := p.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
 	}
 	question := func(a *Advice, param string) *Question {
 		for i, q := range a.VendorQuestions {
@@ -109,18 +100,11 @@ func TestThermalVendorQuestion(t *testing.T) {
 // a few seconds warm nothing a thermal figure would change.
 func TestNoThermalParametersWhenCool(t *testing.T) {
 	for _, require := range []string{"decode.tokens_per_s > 1", "thermal.skin_peak_c < 45"} {
-		p, err := Prepare(Request{
+		a := adviseFor(t, Request{
 			Candidates: []string{"seed-c"},
 			Requires:   []string{require},
 			Load:       loader(t, "seed-moe-3b"),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := p.Run(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, e := range a.Ranking[0].Sensitivity {
 			if strings.HasPrefix(e.Param, "thermal.") || strings.HasPrefix(e.Param, "governor.") || strings.HasSuffix(e.Param, ".active_power") {
 				t.Errorf("--require %q: thermal parameter %s rerun for a cool single prompt", require, e.Param)
