@@ -98,8 +98,9 @@
 // optionally dtype, the weights' storage format in lower case: the unit's
 // per-format maps gemm_efficiency_by / gemv_efficiency_by, else its
 // scalar), dispatch, fallback_sync and sram_bandwidth (unit_kind),
-// seq_efficiency, random_penalty and dram_latency (memory: a DRAM type),
-// and dma_setup (every chip). Values are quantities with units; stderr is
+// seq_efficiency, random_penalty and dram_latency (memory: a DRAM type;
+// left out, every DRAM type the overlay has no figure of its own for), and
+// dma_setup (every chip). Values are quantities with units; stderr is
 // the fit's one-sigma uncertainty. [ParseOverlay] is strict: unknown
 // fields, a parameter keyed by what it cannot apply to, a value out of
 // range or a parameter given twice are errors with file:line.

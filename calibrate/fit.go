@@ -62,6 +62,12 @@ type FitParam struct {
 	// AtBound is true when the fit pushed the parameter to the edge of its
 	// range: the records want it further than the model allows.
 	AtBound bool
+	// Pooled marks a fallback: an efficiency without dtype (for the unit
+	// kind's formats the records did not fit) or a memory figure without
+	// memory (for other DRAM types), whose value is the mean of the fitted
+	// ones weighted by the records each informs, and whose uncertainty
+	// includes their spread.
+	Pooled bool
 }
 
 // Residual is one record's fit: measured and predicted in the record's
@@ -97,7 +103,8 @@ type recInfo struct {
 	phase    string
 	unitKind string
 	memory   string
-	formats  []string // weight storage formats of the model's roles, lower case
+	formats  []string // the weight format most matrices are stored in, lower case
+	others   []string // formats of the other matrices (the output's Q6_K of a Q4_0 model)
 	gemv     bool     // matrix-vector work: a GEMV, or a decode of up to 4 sequences
 }
 
@@ -120,6 +127,90 @@ func relevant(p Param, r recInfo) bool {
 		return p.Memory == r.memory
 	}
 	return true
+}
+
+// pool is a fallback parameter fitted through others: an efficiency of a
+// unit kind without dtype, for the formats without one of their own (its
+// members: the kind's per-format efficiencies), or a memory figure without
+// memory, for DRAM types without one of their own (its members: the
+// per-type figures). Its value is the members' mean weighted by the number
+// of records each informs.
+type pool struct {
+	param   Param
+	members []int     // indices into problem.params
+	weights []float64 // records each member informs
+}
+
+// poolsOf makes the fallbacks of params that the records do not fit
+// directly.
+func poolsOf(params []Param, info []recInfo) []pool {
+	var out []pool
+	at := map[string]int{}
+	for j, par := range params {
+		fallback := Param{Param: par.Param}
+		switch defOf(par.Param).scope {
+		case unitScope:
+			if par.Dtype == "" {
+				continue
+			}
+			fallback.UnitKind = par.UnitKind
+		case memoryScope:
+			if par.Memory == "" {
+				continue
+			}
+		default:
+			continue
+		}
+		k := fallback.Key()
+		if slices.ContainsFunc(params, func(q Param) bool { return q.Key() == k }) {
+			continue // fitted directly
+		}
+		i, ok := at[k]
+		if !ok {
+			i, at[k] = len(out), len(out)
+			out = append(out, pool{param: fallback})
+		}
+		var n float64
+		for _, r := range info {
+			if relevant(par, r) {
+				n++
+			}
+		}
+		out[i].members = append(out[i].members, j)
+		out[i].weights = append(out[i].weights, n)
+	}
+	return out
+}
+
+// value is the pool's value at θ.
+func (pl pool) value(theta []float64, defs []*paramDef) float64 {
+	var sum, w float64
+	for i, j := range pl.members {
+		sum += pl.weights[i] * fromTheta(defs[j], theta[j])
+		w += pl.weights[i]
+	}
+	return sum / w
+}
+
+// touches reports whether the pool's value reaches record r: a record of
+// its unit kind with a matrix format no member covers, or a record on a
+// DRAM type no member covers.
+func (pl pool) touches(r recInfo, params []Param) bool {
+	covered := func(match func(Param) bool) bool {
+		return slices.ContainsFunc(pl.members, func(j int) bool { return match(params[j]) })
+	}
+	switch defOf(pl.param.Param).scope {
+	case unitScope:
+		if r.unitKind != pl.param.UnitKind || (pl.param.Param == "gemv_efficiency") != r.gemv {
+			return false
+		}
+		return slices.ContainsFunc(append(slices.Clone(r.formats), r.others...), func(f string) bool {
+			return !covered(func(p Param) bool { return p.Dtype == f })
+		})
+	case memoryScope:
+		return !covered(func(p Param) bool { return p.Memory == r.memory })
+	}
+	return false
 }
 
 // candidates are the parameters records of info r can inform.
@@ -212,6 +303,7 @@ type problem struct {
 	recs    []Record
 	info    []recInfo
 	params  []Param
+	pools   []pool
 	defs    []*paramDef
 	fast    *Predictor // the analytic model
 	corr    []float64  // per record: target / analytic at the last correction
@@ -228,6 +320,11 @@ func (p *problem) overlays(theta []float64) []*Overlay {
 		for j, par := range p.params {
 			if relevant(par, r) {
 				ov.Params = append(ov.Params, NewParam(par.Param, par.UnitKind, par.Dtype, par.Memory, fromTheta(p.defs[j], theta[j]), 0))
+			}
+		}
+		for _, pl := range p.pools {
+			if pl.touches(r, p.params) {
+				ov.Params = append(ov.Params, NewParam(pl.param.Param, pl.param.UnitKind, "", "", pl.value(theta, p.defs), 0))
 			}
 		}
 		out[i] = ov
@@ -399,8 +496,16 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 			return nil, err
 		}
 		q, _ := workloads.ParseQuant(r.Quant)
-		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{strings.ToLower(q.Base().Name())},
+		base := strings.ToLower(q.Base().Name())
+		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{base},
 			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4}
+		if r.Kind != KindGEMV && r.Kind != KindGEMM {
+			for _, f := range matrixFormats(q) {
+				if f != base && !slices.Contains(inf.others, f) {
+					inf.others = append(inf.others, f)
+				}
+			}
+		}
 		p.info = append(p.info, inf)
 		p.corr[i] = 1
 		for _, c := range candidates(inf, names) {
@@ -416,6 +521,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		p.defs = append(p.defs, defOf(par.Param))
 		theta0[j] = toTheta(p.defs[j], beforeOf[par.Key()])
 	}
+	p.pools = poolsOf(p.params, p.info)
 
 	best, err := p.multiStart(theta0, opt.Starts)
 	if err != nil {
@@ -535,7 +641,10 @@ func (p *problem) correct(target *Predictor, theta []float64) (float64, error) {
 // identified parameters, carried to the value by the transform's slope.
 func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]float64) []FitParam {
 	n, k := J.Dims()
-	// A parameter is determined when the residuals depend on it. One
+	// A parameter is determined when the residuals depend on it: on the
+	// log scale of both, at least a thousandth as much as on the one they
+	// depend on most (a GEMV efficiency on a memory-bound chip reaches the
+	// predictions a hundred thousand times more weakly than that). One
 	// pushed to a bound of its range has a flat column (the logistic
 	// saturates) and is kept at the bound, with no uncertainty.
 	var ids []int
@@ -552,7 +661,7 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 		maxNorm = math.Max(maxNorm, norms[j])
 	}
 	for j := range k {
-		if !atBound[j] && norms[j] > 1e-6*maxNorm && norms[j] > 1e-9 {
+		if !atBound[j] && norms[j] > 1e-3*maxNorm && norms[j] > 1e-9 {
 			ids = append(ids, j)
 		}
 	}
@@ -577,7 +686,7 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			}
 		}
 	}
-	out := make([]FitParam, k)
+	out := make([]FitParam, k, k+len(p.pools))
 	for j, par := range p.params {
 		v := fromTheta(p.defs[j], theta[j])
 		se := stderr[j]
@@ -591,7 +700,34 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			AtBound:    atBound[j],
 		}
 	}
+	for _, pl := range p.pools {
+		out = append(out, pl.report(theta, out, p.defs, beforeOf))
+	}
 	return out
+}
+
+// report is the pool's fitted fallback: the members' weighted mean, with
+// an uncertainty that adds their weighted spread to their mean variance
+// (the error of carrying one DRAM type's or format's figure to another).
+// It is determined when a member is.
+func (pl pool) report(theta []float64, fitted []FitParam, defs []*paramDef, beforeOf map[string]float64) FitParam {
+	mean := pl.value(theta, defs)
+	var spread, variance, w float64
+	identified := false
+	for i, j := range pl.members {
+		d := fitted[j].Float() - mean
+		spread += pl.weights[i] * d * d
+		variance += pl.weights[i] * fitted[j].StderrFloat() * fitted[j].StderrFloat()
+		w += pl.weights[i]
+		identified = identified || fitted[j].Identified
+	}
+	par := pl.param
+	return FitParam{
+		Param:      newParam(par.Param, par.UnitKind, "", "", mean, math.Sqrt((spread+variance)/w), 5),
+		Before:     beforeOf[fitted[pl.members[0]].Key()],
+		Identified: identified,
+		Pooled:     true,
+	}
 }
 
 // InputError is a problem with what the user asked for (no usable record,
@@ -604,4 +740,16 @@ func (e *InputError) Error() string { return e.Msg }
 func IsInputError(err error) bool {
 	var ie *InputError
 	return errors.As(err, &ie)
+}
+
+// matrixFormats are the storage formats of q's matrices, lower case:
+// attention, FFN and output.
+func matrixFormats(q workloads.Quant) []string {
+	var out []string
+	for _, r := range []workloads.Role{workloads.RoleAttn, workloads.RoleFFN, workloads.RoleOutput} {
+		if f := strings.ToLower(q.Format(r).Name()); !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -33,7 +33,11 @@ func synthetic(t *testing.T, truth *Overlay) []Record {
 }
 
 // TestFitRecoversKnownParameters fits records the simulator made with a
-// known overlay and finds its figures again.
+// known overlay and finds its figures again, the pooled fallbacks too:
+// the GPU's scalar GEMM efficiency (which the Q4_0 model's Q6_K output
+// matrix runs at) is the mean of the two fitted formats', each informed
+// by three prefills, and the memory figure for other DRAM types is the one
+// LPDDR5 figure.
 func TestFitRecoversKnownParameters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few thousand simulations")
@@ -42,7 +46,9 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 params:
   - {param: gemm_efficiency, unit_kind: gpu, dtype: q4_0, value: 0.55}
   - {param: gemm_efficiency, unit_kind: gpu, dtype: f16, value: 0.72}
+  - {param: gemm_efficiency, unit_kind: gpu, value: 0.635}
   - {param: seq_efficiency, memory: LPDDR5, value: 0.82}
+  - {param: seq_efficiency, value: 0.82}
   - {param: dispatch, unit_kind: gpu, value: 6 us}
 `))
 	if err != nil {

@@ -34,7 +34,9 @@ type Overlay struct {
 
 // Param is one fitted generic figure, keyed by what it applies to: a unit
 // kind (and for the efficiencies optionally a weight storage format), a
-// DRAM type, or every chip.
+// DRAM type, or every chip. The keys fall back: an efficiency without dtype
+// is the unit's figure for every format without its own, and a memory
+// figure without memory is for every DRAM type without its own.
 type Param struct {
 	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|fallback_sync|sram_bandwidth|seq_efficiency|random_penalty|dram_latency|dma_setup"`
 	UnitKind string `yaml:"unit_kind,omitempty" spec:"oneof=npu|gpu|cpu|dsp"`
@@ -96,9 +98,13 @@ func defOf(name string) *paramDef {
 	return nil
 }
 
-// Key names what a parameter applies to, e.g. "gemv_efficiency[gpu,q4_0]"
-// or "seq_efficiency[LPDDR5]"; two parameters of an overlay never share one.
+// Key names what a parameter applies to, e.g. "gemv_efficiency[gpu,q4_0]",
+// "seq_efficiency[LPDDR5]" or "seq_efficiency[other memory]"; two
+// parameters of an overlay never share one.
 func (p Param) Key() string {
+	if p.Memory == "" && defOf(p.Param).scope == memoryScope {
+		return p.Param + "[other memory]"
+	}
 	var parts []string
 	for _, s := range []string{p.UnitKind, p.Dtype, p.Memory} {
 		if s != "" {
@@ -219,9 +225,8 @@ func (p *Param) check() *fieldMsg {
 			return &fieldMsg{"dtype", fmt.Sprintf("%q is not a storage format: use lower-case names such as q4_0, q8_0, f16", p.Dtype)}
 		}
 	case memoryScope:
-		if p.Memory == "" {
-			return &fieldMsg{"memory", "missing: " + p.Param + " applies to a DRAM type (LPDDR4X, LPDDR5, …)"}
-		}
+		// Without memory, the figure is for every DRAM type the overlay
+		// gives no figure of its own.
 		if p.UnitKind != "" || p.Dtype != "" {
 			return &fieldMsg{"unit_kind", p.Param + " is the memory's figure: give memory, not unit_kind or dtype"}
 		}
@@ -318,7 +323,7 @@ func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
 				out = append(out, spec.Override{Path: path, Value: value, Origin: origin})
 			}
 		case memoryScope:
-			if shape.DRAMType == p.Memory {
+			if p.Memory == shape.DRAMType || p.Memory == "" && !o.has(p.Param, shape.DRAMType) {
 				out = append(out, spec.Override{Path: def.path, Value: value, Origin: origin})
 			}
 		case chipScope:
@@ -339,6 +344,12 @@ func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
 		out = append(out, spec.Override{Path: p, Value: o.Set[p], Origin: origin})
 	}
 	return out, nil
+}
+
+// has reports whether the overlay gives memory parameter name for DRAM
+// type memory itself.
+func (o *Overlay) has(name, memory string) bool {
+	return slices.ContainsFunc(o.Params, func(p Param) bool { return p.Param == name && p.Memory == memory })
 }
 
 // Load loads a chip (catalog id or file) with the overlay applied, then

@@ -78,6 +78,39 @@ func TestOverlayApply(t *testing.T) {
 	}
 }
 
+// TestOverlayMemoryFallback: a memory figure without memory applies to a
+// chip whose DRAM type has no figure of its own in the overlay; a typed
+// figure wins for its own type.
+func TestOverlayMemoryFallback(t *testing.T) {
+	ov, err := ParseOverlay("o.yaml", []byte("source: x\nparams:\n"+
+		"  - {param: seq_efficiency, memory: LPDDR5, value: 0.9}\n"+
+		"  - {param: seq_efficiency, value: 0.8}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		dram string
+		want float64
+	}{
+		{"{type: LPDDR5, bandwidth: 100 GB/s, capacity: 8 GiB}", 0.9},
+		{"{type: LPDDR5X, bandwidth: 100 GB/s, capacity: 8 GiB}", 0.8},
+	} {
+		path := filepath.Join(dir, "chip.yaml")
+		src := "name: x\nmemory:\n  dram: " + c.dram + "\nunits:\n  - {name: gpu, kind: gpu, peak: {fp16: 10 TFLOPS}}\n"
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		chip, err := ov.Load(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(chip.Memory.DRAM.SeqEfficiency); got != c.want {
+			t.Errorf("dram %s: seq_efficiency %g, want %g", c.dram, got, c.want)
+		}
+	}
+}
+
 // TestOverlayRoundTrip writes a parsed overlay and reads it back the same.
 func TestOverlayRoundTrip(t *testing.T) {
 	ov, err := ReadOverlay("testdata/overlay/good.yaml")
@@ -115,7 +148,7 @@ func TestBadOverlays(t *testing.T) {
 		{"missing source", "params: []\n", []string{"o.yaml", "source"}},
 		{"unknown param", "source: x\nparams:\n  - {param: magic, unit_kind: gpu, value: 1}\n", []string{"o.yaml:3", "params.0.param", "gemv_efficiency"}},
 		{"unit param without kind", "source: x\nparams:\n  - {param: dispatch, value: 1 us}\n", []string{"o.yaml:3", "unit_kind", "missing"}},
-		{"memory param without memory", "source: x\nparams:\n  - {param: seq_efficiency, value: 0.8}\n", []string{"o.yaml:3", "memory", "DRAM type"}},
+		{"memory param with a unit kind", "source: x\nparams:\n  - {param: seq_efficiency, unit_kind: gpu, value: 0.8}\n", []string{"o.yaml:3", "unit_kind", "give memory"}},
 		{"bad memory", "source: x\nparams:\n  - {param: seq_efficiency, memory: SDRAM, value: 0.8}\n", []string{"o.yaml:3", "memory", "LPDDR5"}},
 		{"dtype on dispatch", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, dtype: q4_0, value: 1 us}\n", []string{"o.yaml:3", "dtype"}},
 		{"bad dtype", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, dtype: Q4_0, value: 0.5}\n", []string{"o.yaml:3", "lower-case"}},

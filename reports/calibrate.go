@@ -85,7 +85,11 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 		case se == "":
 			se = "?"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", p.Key(), p.Value, se, num(p.Before))
+		key := p.Key()
+		if p.Pooled {
+			key += " (pooled: for what the records did not fit)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", key, p.Value, se, num(p.Before))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
