@@ -21,19 +21,23 @@ import (
 // calibrated twin predicts the decoders' tokens/s — models the fit never
 // saw — against their measured medians.
 func TestClosedLoopHost(t *testing.T) {
-	const closedLoopRounds = 5 // about 80 s in all here: inside the 3 minutes
+	// Seven rounds take about 90 s here; on a slower or busier machine the
+	// rounds stop once 100 s are spent (three at least), which keeps the
+	// test inside the 3 minutes.
+	const (
+		maxRounds, minRounds = 7, 3
+		roundsBudget         = 100 * time.Second
+	)
 	if testing.Short() {
 		t.Skip("measures this machine for a minute and a half")
 	}
-	// On one core, fitted on kernel medians over five rounds (GEMV, GEMM
-	// and DRAM efficiency; fitting the dispatch cost too, from just two
-	// GEMV sizes, swung it between 0 and 190 µs with the noise and the
-	// error to +35%), decoder-m came out at +1.9%, −4.9%, −7.3%, −14.5%
-	// and −2.4% in five runs of about 80 s on this shared 2-core machine
-	// (−18% to +46% on both cores): inside 15%, too close to it to gate CI.
-	if os.Getenv("EDGETWIN_CLOSED_LOOP") == "" {
-		t.Skip("set EDGETWIN_CLOSED_LOOP=1 to run: on a shared 2-core machine its measurements are still too noisy for CI")
-	}
+	// On one core, fitted on kernel medians (GEMV, GEMM and DRAM
+	// efficiency; fitting the dispatch cost too, from just two GEMV
+	// sizes, swung it between 0 and 190 µs with the noise and the error to
+	// +35%), decoder-m came out at +1.9%, −4.9%, −7.3%, −14.5%, −2.4% and
+	// +3.9% over five rounds in session 3, −18% to +46% on both cores.
+	// scripts/test runs this test alone, after the others, so that no
+	// other package's tests share the machine with its measurements.
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -56,7 +60,7 @@ func TestClosedLoopHost(t *testing.T) {
 	// in rounds, so that each figure is a median over moments of this
 	// shared machine rather than one moment's luck.
 	measure("bandwidth", "latency", "random_read")
-	for range closedLoopRounds {
+	for round := 0; round < maxRounds && (round < minRounds || time.Since(start) < roundsBudget); round++ {
 		measure("gemv-q4_0", "gemm-q8_0", "decoder-s", "decoder-m", "decoder-l")
 	}
 	recs = medianOver(recs)
@@ -106,7 +110,7 @@ func TestClosedLoopHost(t *testing.T) {
 	}
 	sort.Float64s(errs)
 	median := errs[len(errs)/2]
-	t.Logf("closed loop in %s: decoder error %+.1f%% (median of %d records the fit never saw)", time.Since(start).Round(time.Second), 100*median, len(errs))
+	t.Logf("closed loop in %s, %d rounds: decoder error %+.1f%% (median of %d records the fit never saw)", time.Since(start).Round(time.Second), held[0].Reps, 100*median, len(errs))
 	if math.Abs(median) > 0.15 {
 		t.Errorf("held-out decoder predicted %+.1f%% off; want within 15%%", 100*median)
 	}

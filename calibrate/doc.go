@@ -128,5 +128,6 @@
 //
 // [Validate] predicts every record (with an overlay, or with --holdout
 // each chip's or model's records from a fit on the rest) and gives the
-// signed error per point and the MAPE and worst point by phase.
+// signed error per point and the MAPE and worst point by phase, and for
+// the time to first token the prefill points imply ([TTFT]).
 package calibrate

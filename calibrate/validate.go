@@ -43,7 +43,7 @@ type Validation struct {
 	Fidelity    string                `json:"fidelity"`
 	Holdout     string                `json:"holdout"` // chip, model, or ""
 	Points      []Point               `json:"points"`
-	MAPE        map[string]float64    `json:"mape"` // by phase, and "all"
+	MAPE        map[string]float64    `json:"mape"` // by phase, "ttft" (see TTFT) and "all"
 	Phases      map[string]PhaseStats `json:"phases"`
 	Skipped     []SkippedRecord       `json:"skipped"`
 }
@@ -168,14 +168,37 @@ func pointOf(r Record, pred float64, group string) Point {
 		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
 }
 
-// summarise fills the MAPE and the worst point by phase, and over all.
+// TTFT is the summary of the time to first token that the prefill
+// points imply: a prefill rate r predicted as r(1+e) puts the first token
+// at 1/(1+e) − 1 of its measured time (a prefill measured in seconds is
+// that time already).
+const TTFT = "ttft"
+
+// Summaries are the keys of a validation's MAPE and Phases, in the order
+// they print: each phase, the time to first token, and all points.
+var Summaries = []string{PhasePrefill, TTFT, PhaseDecode, PhaseKernel, "all"}
+
+// ttftError is the error in the time to first token a prefill point
+// implies.
+func ttftError(p Point) float64 {
+	if p.Unit == UnitSeconds {
+		return p.Error
+	}
+	return 1/(1+p.Error) - 1
+}
+
+// summarise fills the MAPE and the worst point by phase, for the time to
+// first token, and over all.
 func (v *Validation) summarise() {
 	v.MAPE, v.Phases = map[string]float64{}, map[string]PhaseStats{}
-	for _, ph := range []string{PhasePrefill, PhaseDecode, PhaseKernel, "all"} {
+	for _, ph := range Summaries {
 		var st PhaseStats
 		var sum float64
 		for _, p := range v.Points {
-			if ph != "all" && p.Phase != ph {
+			switch {
+			case ph == TTFT && p.Phase == PhasePrefill:
+				p.Error = ttftError(p)
+			case ph != "all" && p.Phase != ph:
 				continue
 			}
 			st.Points++

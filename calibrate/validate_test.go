@@ -9,7 +9,9 @@ import (
 
 // TestValidationSummary checks the MAPE and worst case on hand-made
 // points: prefill errors +10% and −20% (MAPE 15%, worst −20%), decode +5%
-// (MAPE 5%), all three 35/3 %.
+// (MAPE 5%), all three 35/3 %. The time to first token they imply is
+// 1/1.1 − 1 = −9.09% and 1/0.8 − 1 = +25% off (MAPE 17.05%, worst b); a
+// prefill measured in seconds keeps its error.
 func TestValidationSummary(t *testing.T) {
 	v := &Validation{Points: []Point{
 		{SoC: "a", Phase: PhasePrefill, Measured: 100, Predicted: 110, Error: 0.10},
@@ -22,7 +24,7 @@ func TestValidationSummary(t *testing.T) {
 		mape  float64
 		worst string
 		n     int
-	}{{PhasePrefill, 0.15, "b", 2}, {PhaseDecode, 0.05, "a", 1}, {"all", 0.35 / 3, "b", 3}} {
+	}{{PhasePrefill, 0.15, "b", 2}, {TTFT, (0.1/1.1 + 0.25) / 2, "b", 2}, {PhaseDecode, 0.05, "a", 1}, {"all", 0.35 / 3, "b", 3}} {
 		st := v.Phases[c.phase]
 		if math.Abs(st.MAPE-c.mape) > 1e-12 || v.MAPE[c.phase] != st.MAPE || st.Worst.SoC != c.worst || st.Points != c.n {
 			t.Errorf("%s: MAPE %g worst %s over %d, want %g, %s, %d", c.phase, st.MAPE, st.Worst.SoC, st.Points, c.mape, c.worst, c.n)
@@ -30,6 +32,9 @@ func TestValidationSummary(t *testing.T) {
 	}
 	if _, ok := v.Phases[PhaseKernel]; ok {
 		t.Error("a phase without points has a summary")
+	}
+	if e := ttftError(Point{Phase: PhasePrefill, Unit: UnitSeconds, Error: 0.3}); e != 0.3 {
+		t.Errorf("a prefill in seconds: TTFT error %g, want 0.3", e)
 	}
 }
 

@@ -46,7 +46,7 @@ func validationTable(w io.Writer, v *calibrate.Validation) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	for _, ph := range []string{calibrate.PhasePrefill, calibrate.PhaseDecode, calibrate.PhaseKernel, "all"} {
+	for _, ph := range calibrate.Summaries {
 		st, ok := v.Phases[ph]
 		if !ok {
 			continue
