@@ -9,13 +9,18 @@
 // A [Record] is one measured thing: its [Kind] (bandwidth, latency,
 // random_read, memcpy, gemv, gemm, decoder, prefill, decode), the chip it
 // ran on (a catalog id, or a chip file's path with its [Digest]), what ran
-// (model and quant, or kernel, shape and dtype; threads, backend), the
+// (model — a catalog id, a model YAML or a Hugging Face config.json — and
+// quant, or kernel, shape and dtype; threads, backend), the
 // figure with its unit ("tokens/s", "B/s", "s", "ops/s"), the repetitions
 // and their spread, the conditions (temperatures, clocks, OS, firmware,
 // tool version and build) and where it came from. On disk it is one JSON
 // object a line:
 //
 //	{"kind":"decode","soc":"apple-m2","model":"llama-2-7b","quant":"Q4_0","shape":{"gen":128,"batch":1},"backend":"Metal,BLAS","value":21.91,"unit":"tokens/s","source":"bench.json:120"}
+//
+// Import and probe name chip and model files relative to the records
+// file ([PathFrom]), and [ReadFile] looks for them there first, so a
+// records file reads the same from any directory.
 //
 // [Record.Validate] checks one: a known kind, a chip, a finite value > 0 in
 // a unit that suits the kind, a model, a quant that workloads.ParseQuant

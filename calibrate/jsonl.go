@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
 )
 
 // Writer appends records to a JSON Lines file, one object a line. Each
@@ -154,14 +157,65 @@ type Warning struct {
 // String prints "file:line: message".
 func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg) }
 
-// ReadFile reads a records file; see [Read].
+// ReadFile reads a records file; see [Read]. A relative chip or model
+// file a record names is found beside the records file when it is there
+// (as [PathFrom] writes them), else from the working directory, so
+// records travel with the files they name.
 func ReadFile(path string) ([]Record, []Warning, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return Read(f, path)
+	recs, warns, err := Read(f, path)
+	dir := filepath.Dir(path)
+	for i := range recs {
+		recs[i].SoC = beside(dir, recs[i].SoC)
+		recs[i].Model = beside(dir, recs[i].Model)
+	}
+	return recs, warns, err
+}
+
+// beside is ref joined to dir when ref is a relative path to a file that
+// exists there; else ref (a catalog id, an absolute path, or a path from
+// the working directory).
+func beside(dir, ref string) string {
+	if ref == "" || filepath.IsAbs(ref) || dir == "." {
+		return ref
+	}
+	p := filepath.Join(dir, ref)
+	if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		return p
+	}
+	return ref
+}
+
+// PathFrom is how a records file at out names the chip or model file at
+// ref (which need not exist yet: a chip file the probe is about to emit):
+// relative to the records file's directory, which [ReadFile] looks in
+// first. Catalog ids, absolute paths and paths that cannot be made
+// relative are kept as they are.
+func PathFrom(out, ref string) string {
+	if ref == "" || filepath.IsAbs(ref) || catalogID(ref) {
+		return ref
+	}
+	absOut, err1 := filepath.Abs(filepath.Dir(out))
+	absRef, err2 := filepath.Abs(ref)
+	if err1 != nil || err2 != nil {
+		return ref
+	}
+	rel, err := filepath.Rel(absOut, absRef)
+	if err != nil {
+		return ref
+	}
+	return rel
+}
+
+// catalogID reports whether ref names a catalog chip or model.
+func catalogID(ref string) bool {
+	_, chip := hw.ChipSource(ref)
+	_, model := workloads.ModelSource(ref)
+	return chip || model
 }
 
 // Read reads records, one JSON object a line, strictly: unknown keys, wrong

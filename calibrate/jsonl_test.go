@@ -285,3 +285,66 @@ func TestParseLine(t *testing.T) {
 		t.Errorf("cut line: %v", err)
 	}
 }
+
+// TestRecordsNameFilesBesideThem: a records file names its chip and model
+// files relative to itself (PathFrom), and ReadFile finds them there from
+// any working directory; catalog ids and absolute paths pass unchanged,
+// and a path only the working directory has still resolves from it.
+func TestRecordsNameFilesBesideThem(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, f := range []string{"chips/board.yaml", "models/config.json"} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := "runs/r.jsonl"
+	for _, c := range []struct{ ref, want string }{
+		{"chips/board.yaml", "../chips/board.yaml"},
+		{"models/config.json", "../models/config.json"},
+		{"emitted.yaml", "../emitted.yaml"}, // not written yet: still named from out
+		{"rk3588", "rk3588"},
+		{"llama-2-7b", "llama-2-7b"},
+		{"/abs/chip.yaml", "/abs/chip.yaml"},
+		{"", ""},
+	} {
+		if got := PathFrom(out, c.ref); got != c.want {
+			t.Errorf("PathFrom(%q, %q) = %q, want %q", out, c.ref, got, c.want)
+		}
+	}
+	if err := os.MkdirAll("runs", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []Record{
+		{Kind: KindDecode, SoC: PathFrom(out, "chips/board.yaml"), Model: PathFrom(out, "models/config.json"), Quant: "Q4_0", Shape: Shape{Gen: 8}, Value: 5, Unit: UnitTokensPerSecond, Source: "t"},
+		{Kind: KindDecode, SoC: "rk3588", Model: "chips/board.yaml", Quant: "Q4_0", Shape: Shape{Gen: 8}, Value: 5, Unit: UnitTokensPerSecond, Source: "t"},
+	} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("/")
+	recs, _, err := ReadFile(filepath.Join(dir, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := recs[0].SoC, filepath.Join(dir, "chips/board.yaml"); got != want {
+		t.Errorf("chip read back as %q, want %q", got, want)
+	}
+	if got, want := recs[0].Model, filepath.Join(dir, "models/config.json"); got != want {
+		t.Errorf("model read back as %q, want %q", got, want)
+	}
+	if recs[1].SoC != "rk3588" || recs[1].Model != "chips/board.yaml" {
+		t.Errorf("a catalog id and a path from the working directory changed: %q, %q", recs[1].SoC, recs[1].Model)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
 )
 
@@ -54,6 +55,16 @@ one by one, so nothing already imported is lost.`,
 				}
 				opts.SoCDigest = calibrate.Digest(data)
 			}
+			if model != "" {
+				m, err := workloads.LoadModel(model, nil)
+				if err != nil {
+					return inputErr(err)
+				}
+				opts.ModelParams = m.Params()
+			}
+			// Chip and model files are named from where the records go,
+			// so the records file can be read from anywhere.
+			opts.SoC, opts.Model = calibrate.PathFrom(out, soc), calibrate.PathFrom(out, model)
 			var all []calibrate.Record
 			var skipped []calibrate.Skip
 			for _, f := range files {

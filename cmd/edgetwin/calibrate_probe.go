@@ -130,9 +130,9 @@ func checkProbeFlags(f probeFlags) (probeJob, error) {
 func recordsSoC(f probeFlags) string {
 	switch {
 	case f.soc != "":
-		return f.soc
+		return calibrate.PathFrom(f.out, f.soc)
 	case f.emitSoC != "":
-		return f.emitSoC
+		return calibrate.PathFrom(f.out, f.emitSoC)
 	}
 	return "host"
 }
