@@ -10,8 +10,8 @@ import (
 
 // mobileRecords are the phone results of shared/data/mobile_llm_dev.csv
 // on the catalog's Snapdragon 8 Gen 3 and 8 Elite (llama.cpp OpenCL and
-// Hexagon, ExecuTorch on the CPU, Qualcomm Genie on the NPU), converted
-// as examples/calibration/README.md says.
+// Hexagon, ExecuTorch on the CPU, Qualcomm Genie on the NPU, with Genie's
+// times to first token), converted as examples/calibration/README.md says.
 const mobileRecords = "../examples/calibration/mobile.jsonl"
 
 // TestMobileRecords predicts every phone record with the catalog chips
@@ -47,7 +47,7 @@ func TestMobileRecords(t *testing.T) {
 			}
 			t.Logf("holdout %-5q %-18s %-12s %-9s %-7s measured %8.2f predicted %8.2f %+7.1f%%", holdout, p.SoC, p.Model, p.Quant, p.Phase, p.Measured, p.Predicted, 100*p.Error)
 		}
-		for _, ph := range []string{PhasePrefill, PhaseDecode} {
+		for _, ph := range []string{PhasePrefill, TTFT, PhaseDecode} {
 			t.Logf("holdout %q: %s MAPE %.1f%% over %d points", holdout, ph, 100*v.MAPE[ph], v.Phases[ph].Points)
 		}
 	}

@@ -111,7 +111,9 @@ func workloadOf(r Record) workload {
 	return w
 }
 
-// predicted is the figure a result gives for a record, in its unit.
+// predicted is the figure a result gives for a record, in its unit: a
+// rate, the seconds per generated token of a decode, or the time to first
+// token of a prefill measured in seconds.
 func predicted(r Record, res *sim.Result) (float64, error) {
 	ph := res.Prefill
 	if decodes(r) {
@@ -124,7 +126,8 @@ func predicted(r Record, res *sim.Result) (float64, error) {
 		if decodes(r) {
 			return 1 / *ph.TokensPerS, nil // seconds per generated token
 		}
-		return ph.Seconds, nil
+		// A prompt timed in seconds is what apps time: the first token.
+		return res.TTFT, nil
 	}
 	return *ph.TokensPerS, nil
 }
