@@ -25,17 +25,43 @@ func TestKernelPredictable(t *testing.T) {
 	}{
 		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 4, 36<<20), ""},
 		{kernelRecord(KindGEMM, "Q8_0", 64, 2048, 2048, 4, 4<<20), ""},
-		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 1, 36<<20), "1 threads"},
+		{kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 1, 36<<20), ""},
 		{kernelRecord(KindGEMV, "", 1, 1024, 1024, 4, 36<<20), "needs shape.n, shape.k and quant"},
 		{Record{Kind: KindBandwidth, SoC: "raspberry-pi-5"}, "memory probes"},
 		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Model: "probe-decoder-s", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 4}, ""},
-		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Model: "probe-decoder-s", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 1}, "1 threads"},
+		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Model: "probe-decoder-s", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 1}, ""},
 		{Record{Kind: KindDecoder, SoC: "raspberry-pi-5", Quant: "Q4_0", Shape: Shape{Gen: 8}, Threads: 4}, "needs model"},
 	} {
 		ok, why := Predictable(c.r)
 		if ok != (c.want == "") || !strings.Contains(why, c.want) {
 			t.Errorf("%s %s threads %d: predictable %v (%q), want %q", c.r.Kind, c.r.Quant, c.r.Threads, ok, why, c.want)
 		}
+	}
+}
+
+// TestKernelThreads: a record on fewer threads than the CPU's cores runs
+// on that many cores. A compute-bound GEMM on one of the Pi 5's four
+// cores takes four times as long; a GEMV, bound by DRAM bandwidth (which
+// one thread is modelled as reaching in full), about as long; more
+// threads than cores change nothing.
+func TestKernelThreads(t *testing.T) {
+	pr := NewPredictor(sim.Analytic)
+	ops := func(kind Kind, quant string, m, threads int) float64 {
+		t.Helper()
+		_, v, err := pr.figure(context.Background(), kernelRecord(kind, quant, m, 2048, 2048, threads, 0), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if r := ops(KindGEMM, "Q8_0", 64, 4) / ops(KindGEMM, "Q8_0", 64, 1); math.Abs(r-4) > 0.2 {
+		t.Errorf("GEMM on 4 threads / on 1 = %.2f, want about 4", r)
+	}
+	if r := ops(KindGEMV, "Q4_0", 1, 4) / ops(KindGEMV, "Q4_0", 1, 1); r > 1.3 {
+		t.Errorf("GEMV on 4 threads / on 1 = %.2f, want about 1 (memory-bound)", r)
+	}
+	if a, b := ops(KindGEMM, "Q8_0", 64, 4), ops(KindGEMM, "Q8_0", 64, 16); a != b {
+		t.Errorf("GEMM on 16 threads %g, on all 4 cores %g: want equal", b, a)
 	}
 }
 

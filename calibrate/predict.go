@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -41,8 +43,8 @@ func decodes(r Record) bool { return r.Kind == KindDecode || r.Kind == KindDecod
 // Predictable reports whether the simulator can predict a record: the
 // model kinds, prefill and decode; the probe's reference decoder (a
 // decode of a catalog model) and its GEMV and GEMM kernels with their
-// shape and quant (sim.RunKernel), both on all the cores of the chip's
-// CPU. Memory kinds are not predicted; the reason says why.
+// shape and quant (sim.RunKernel), on as many of the CPU's cores as the
+// record has threads. Memory kinds are not predicted; the reason says why.
 func Predictable(r Record) (ok bool, reason string) {
 	switch {
 	case r.Kind == KindGEMV || r.Kind == KindGEMM:
@@ -52,12 +54,10 @@ func Predictable(r Record) (ok bool, reason string) {
 		if r.Unit != UnitOpsPerSecond && r.Unit != UnitSeconds {
 			return false, fmt.Sprintf("kind %s in %s: kernels are predicted in %s or %s", r.Kind, r.Unit, UnitOpsPerSecond, UnitSeconds)
 		}
-		return onAllCores(r)
 	case r.Kind == KindDecoder:
 		if r.Model == "" || r.Quant == "" || r.Shape.Gen <= 0 {
 			return false, "kind decoder needs model, quant and shape.gen"
 		}
-		return onAllCores(r)
 	case r.Kind != KindPrefill && r.Kind != KindDecode:
 		return false, fmt.Sprintf("kind %s: the simulator predicts models (prefill, decode, the probe's decoder) and matrix kernels (gemv, gemm); memory probes characterise the chip instead", r.Kind)
 	case r.Kind == KindPrefill && r.Shape.Depth > 0:
@@ -66,21 +66,24 @@ func Predictable(r Record) (ok bool, reason string) {
 	return true, ""
 }
 
-// onAllCores checks a record the probe measured on the chip's CPU: the
-// unit model runs on all its cores, so a run on fewer is not predicted.
-func onAllCores(r Record) (bool, string) {
-	chip, err := (*Overlay)(nil).Load(r.SoC, nil)
-	if err != nil {
-		return false, err.Error()
+// onThreads loads the chip a record ran on under ov, with the CPU cut to
+// the record's thread count when it ran on the CPU with fewer threads
+// than it has cores: the CPU's compute (its derived peak) scales with the
+// cores; its DRAM bandwidth does not (one thread is modelled as reaching
+// what all do).
+func onThreads(ov *Overlay, soc, unit string, threads int) (*hw.Chip, error) {
+	chip, err := ov.Load(soc, nil)
+	if err != nil || threads <= 0 {
+		return chip, err
 	}
-	cpu := chip.Unit(unitFor(chip, 0))
-	if cpu == nil || cpu.Kind != hw.CPU {
-		return false, fmt.Sprintf("%s has no CPU unit to run what the probe measured on its CPU", chip.ID)
+	u := chip.Unit(unit)
+	if unit == "" {
+		u = chip.Unit(unitOfKind(chip, hw.CPU))
 	}
-	if cpu.Cores > 0 && r.Threads != cpu.Cores {
-		return false, fmt.Sprintf("%s %s ran on %d threads; the unit model of %s runs on all %d cores", r.Kind, r.Kernel, r.Threads, cpu.Name, cpu.Cores)
+	if u == nil || u.Kind != hw.CPU || threads >= u.Cores {
+		return chip, nil
 	}
-	return true, ""
+	return ov.Load(soc, []spec.Override{{Path: "units." + u.Name + ".cores", Value: strconv.Itoa(threads), Origin: "the record's threads"}})
 }
 
 // workload is what one record asks the simulator to run, minus the chip's
@@ -90,10 +93,11 @@ type workload struct {
 	prompt, gen, batch    int
 	gpu                   int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
 	backend               string
+	threads               int // CPU threads it ran on; 0 unknown (all cores)
 }
 
 func workloadOf(r Record) workload {
-	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend}
+	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend, threads: r.Threads}
 	if w.kv == "" {
 		w.kv = "F16"
 	}
@@ -181,6 +185,10 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
+	unit := unitForRecord(chip, w.gpu, w.backend)
+	if chip, err = onThreads(ov, w.soc, unit, w.threads); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
 	m, err := p.model(w.model)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
@@ -193,7 +201,7 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
-	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unitForRecord(chip, w.gpu, w.backend),
+	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
 		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	res, err = sim.Run(ctx, cfg)
 	if err != nil {
@@ -303,7 +311,7 @@ const kernelModel = "probe-decoder-s"
 
 // kernel predicts a GEMV or GEMM record on the chip's CPU.
 func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, float64, error) {
-	chip, err := ov.Load(r.SoC, nil)
+	chip, err := onThreads(ov, r.SoC, "", r.Threads)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
 	}
