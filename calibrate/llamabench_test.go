@@ -268,7 +268,7 @@ func TestImportErrors(t *testing.T) {
 	}{
 		{ImportOptions{}, "m2.json: no chip given"},
 		{ImportOptions{SoC: "x.yaml", SoCDigest: "abc"}, `m2.json: chip digest: "abc" is not a digest`},
-		{ImportOptions{SoC: "apple-m2", Quant: "Q5_K"}, `--quant: "Q5_K" is not a quantisation`},
+		{ImportOptions{SoC: "apple-m2", Quant: "Q2_K_S"}, `--quant: "Q2_K_S" is not a quantisation`},
 	} {
 		_, _, err := Import("m2.json", data, tc.opts)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

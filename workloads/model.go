@@ -323,8 +323,9 @@ func sharedSuffix(s int) string { return ".s" + strconv.Itoa(s) }
 // s0..) and post-norms; output_norm; output (absent when tied: the output
 // matmul reads token_embd). Storage rules beyond Quant.Format: a tied
 // embedding is stored as the output role says; a GGUF block format whose
-// block does not divide a row falls back (Q6_K to Q8_0, else F16); norm
-// weights and biases are F32.
+// block does not divide a row falls back as llama-quantize does (Q4_K to
+// Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, Q2_K, Q3_K and IQ4_XS to IQ4_NL, and to
+// F16 when that does not divide it either); norm weights and biases are F32.
 func (m Model) Tensors(q Quant) []Tensor {
 	var out []Tensor
 	m.eachTensor(q, func(t Tensor) { out = append(out, t) })

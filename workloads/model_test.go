@@ -212,6 +212,59 @@ func TestTensorStorageRules(t *testing.T) {
 	}
 }
 
+// tensorNamed finds a tensor of a Tensors list by name.
+func tensorNamed(t testing.TB, ts []Tensor, name string) Tensor {
+	t.Helper()
+	for _, x := range ts {
+		if x.Name == name {
+			return x
+		}
+	}
+	t.Fatalf("no tensor %s", name)
+	return Tensor{}
+}
+
+// TestRowFitFallbacks: a row the 256 block does not divide is stored as
+// llama-quantize falls back, and at F16 when the fallback's block of 32
+// does not divide it either.
+func TestRowFitFallbacks(t *testing.T) {
+	for _, tc := range []struct {
+		f    string
+		k    int
+		want string
+	}{
+		{"Q2_K", 896, "IQ4_NL"}, {"Q3_K", 896, "IQ4_NL"}, {"IQ4_XS", 896, "IQ4_NL"},
+		{"Q4_K", 896, "Q5_0"}, {"Q5_K", 896, "Q5_1"}, {"Q6_K", 896, "Q8_0"},
+		{"Q4_K", 1000, "F16"}, {"Q6_K", 1000, "F16"}, {"Q2_K", 1000, "F16"},
+		{"Q4_K", 4864, "Q4_K"}, {"Q4_0", 96, "Q4_0"}, {"Q4_1", 100, "F16"},
+		{"INT4", 100, "INT4"}, {"F16", 7, "F16"},
+	} {
+		f, ok, err := parseFormat(tc.f, false)
+		if !ok || err != nil {
+			t.Fatalf("parseFormat(%s): %v, %v", tc.f, ok, err)
+		}
+		if got := fitRow(f, tc.k).String(); got != tc.want {
+			t.Errorf("%s rows of %d stored as %s, want %s", tc.f, tc.k, got, tc.want)
+		}
+	}
+	// In a model: Qwen2.5-0.5B's width 896 is 3.5 blocks of 256; its
+	// FFN (4864) is 19. The tied embedding is the output matrix: Q6_K,
+	// which falls back to Q8_0.
+	m := Model{Name: "qwen2.5-0.5b", Layers: 24, Hidden: 896, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, TiedEmbeddings: true, MaxContext: 32768, QKVBias: true}
+	ts := m.Tensors(mustQuant(t, "Q4_K"))
+	for name, want := range map[string]string{
+		"token_embd":     "Q8_0", // output rule, 896 % 256 != 0
+		"blk.0.attn_q":   "Q5_0", // K = 896
+		"blk.0.attn_v":   "Q5_0",
+		"blk.0.ffn_up":   "Q5_0",
+		"blk.0.ffn_down": "Q4_K", // K = 4864
+	} {
+		if got := tensorNamed(t, ts, name).Format.String(); got != want {
+			t.Errorf("qwen2.5-0.5b Q4_K: %s stored as %s, want %s", name, got, want)
+		}
+	}
+}
+
 func TestActiveParams(t *testing.T) {
 	// Dense untied: everything but the input embedding table.
 	l2 := loadModel(t, "llama-2-7b")

@@ -44,11 +44,16 @@ const (
 	fmtF32
 	fmtQ8_0
 	fmtQ4_0
-	fmtQ6_K
 	fmtQ4_1
 	fmtQ5_0
 	fmtQ5_1
 	fmtIQ4NL
+	fmtQ2_K
+	fmtQ3_K
+	fmtQ4_K
+	fmtQ5_K
+	fmtQ6_K
+	fmtIQ4XS
 	fmtINT8
 	fmtINT4
 	fmtW4A16
@@ -71,23 +76,39 @@ type formatInfo struct {
 	act        dtype.Dtype
 	weights    bool // accepted by ParseQuant
 	kv         bool // accepted by ParseKVFormat
+	// fallback is what llama-quantize stores a row in when the block does
+	// not divide it (the zero kind, F16, unless given).
+	fallback formatKind
 }
 
 // formats is the storage table. Block sizes and bytes are ggml's
-// (ggml/src/ggml-common.h): Q4_0 = fp16 scale + 32 nibbles = 18 bytes,
-// Q8_0 = fp16 scale + 32 int8 = 34, Q6_K = 210 bytes per 256,
-// Q4_1 = 20, Q5_0 = 22, Q5_1 = 24, IQ4_NL = 18 bytes per 32.
+// (ggml/src/ggml-common.h, the block_* structs): per 32 elements, Q4_0 and
+// IQ4_NL = fp16 scale + 16 bytes of nibbles = 18, Q4_1 = scale + min + 16 =
+// 20, Q5_0 = scale + 4 bytes of fifth bits + 16 = 22, Q5_1 = 24, Q8_0 =
+// scale + 32 int8 = 34; per 256-element super-block, Q2_K = 16 bytes of
+// scales and mins + 64 of 2-bit quants + fp16 d and dmin = 84, Q3_K = 32
+// bytes of high bits + 64 + 12 of scales + d = 110, Q4_K = d, dmin + 12 + 128
+// = 144, Q5_K = 4 + 12 + 32 + 128 = 176, Q6_K = 128 + 64 + 16 + d = 210,
+// IQ4_XS = d + 2 + 4 bytes of scales + 128 = 136. The fallbacks for rows the
+// 256 block does not divide are llama-quantize's (src/llama-quant.cpp,
+// llama_tensor_get_type): Q2_K, Q3_K, IQ4_XS to IQ4_NL, Q4_K to Q5_0, Q5_K
+// to Q5_1, Q6_K to Q8_0; any 32-block format to F16.
 var formats = [numFormats]formatInfo{
 	fmtF16:   {name: "F16", bits: 16, act: dtype.FP16, weights: true, kv: true},
 	fmtBF16:  {name: "BF16", bits: 16, act: dtype.BF16, weights: true, kv: true},
 	fmtF32:   {name: "F32", bits: 32, act: dtype.FP32, weights: true, kv: true},
 	fmtQ8_0:  {name: "Q8_0", block: 32, blockBytes: 34, act: dtype.INT8, weights: true, kv: true},
 	fmtQ4_0:  {name: "Q4_0", block: 32, blockBytes: 18, act: dtype.INT8, weights: true, kv: true},
-	fmtQ6_K:  {name: "Q6_K", block: 256, blockBytes: 210, act: dtype.INT8, weights: true},
-	fmtQ4_1:  {name: "Q4_1", block: 32, blockBytes: 20, act: dtype.INT8, kv: true},
-	fmtQ5_0:  {name: "Q5_0", block: 32, blockBytes: 22, act: dtype.INT8, kv: true},
-	fmtQ5_1:  {name: "Q5_1", block: 32, blockBytes: 24, act: dtype.INT8, kv: true},
-	fmtIQ4NL: {name: "IQ4_NL", block: 32, blockBytes: 18, act: dtype.INT8, kv: true},
+	fmtQ4_1:  {name: "Q4_1", block: 32, blockBytes: 20, act: dtype.INT8, weights: true, kv: true},
+	fmtQ5_0:  {name: "Q5_0", block: 32, blockBytes: 22, act: dtype.INT8, weights: true, kv: true},
+	fmtQ5_1:  {name: "Q5_1", block: 32, blockBytes: 24, act: dtype.INT8, weights: true, kv: true},
+	fmtIQ4NL: {name: "IQ4_NL", block: 32, blockBytes: 18, act: dtype.INT8, weights: true, kv: true},
+	fmtQ2_K:  {name: "Q2_K", block: 256, blockBytes: 84, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
+	fmtQ3_K:  {name: "Q3_K", block: 256, blockBytes: 110, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
+	fmtQ4_K:  {name: "Q4_K", block: 256, blockBytes: 144, act: dtype.INT8, weights: true, fallback: fmtQ5_0},
+	fmtQ5_K:  {name: "Q5_K", block: 256, blockBytes: 176, act: dtype.INT8, weights: true, fallback: fmtQ5_1},
+	fmtQ6_K:  {name: "Q6_K", block: 256, blockBytes: 210, act: dtype.INT8, weights: true, fallback: fmtQ8_0},
+	fmtIQ4XS: {name: "IQ4_XS", block: 256, blockBytes: 136, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
 	fmtINT8:  {name: "INT8", bits: 8, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtINT4:  {name: "INT4", bits: 4, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtW4A16: {name: "W4A16", bits: 4, grouped: true, act: dtype.FP16, weights: true},
@@ -111,7 +132,6 @@ type Format struct {
 var (
 	formatF16  = Format{kind: fmtF16}
 	formatF32  = Format{kind: fmtF32}
-	formatQ8_0 = Format{kind: fmtQ8_0}
 	formatQ6_K = Format{kind: fmtQ6_K}
 )
 
@@ -181,17 +201,14 @@ func (f Format) String() string {
 }
 
 // fitRow is the format llama.cpp actually uses for rows of k elements: a
-// block format whose block does not divide the row falls back (Q6_K to
-// Q8_0, as llama-quantize does; anything else to F16).
+// block format whose block does not divide the row falls back as
+// llama-quantize does (Q4_K to Q5_0, Q6_K to Q8_0, ...; see formats), and
+// to F16 when that block does not divide it either.
 func fitRow(f Format, k int) Format {
-	b := f.info().block
-	if b == 0 || k%b == 0 {
-		return f
+	for b := f.info().block; b > 0 && k%b != 0; b = f.info().block {
+		f = Format{kind: f.info().fallback}
 	}
-	if f.kind == fmtQ6_K && k%32 == 0 {
-		return formatQ8_0
-	}
-	return formatF16
+	return f
 }
 
 // parseFormat reads NAME or NAME@gN (case-insensitive). ok says whether the
@@ -254,15 +271,16 @@ type roleFormat struct {
 	f   Format
 }
 
-const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q6_K), optionally @gN, or a mix like attn=INT8,ffn=INT4"
+const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS), optionally @gN, or a mix like attn=INT8,ffn=INT4"
 
 // ParseQuant reads a quantisation spec.
 //
 // A spec is a comma-separated list. An element is a format — F16, Q8_0,
-// Q4_0, INT8 (W8A8), INT4 (W4A8), W4A16, and also BF16, F32, Q6_K; names are
-// case-insensitive — or ROLE=FORMAT with ROLE one of attn, ffn, embed,
-// output. INT8, INT4 and W4A16 take @gN for the scale group size (default
-// 32): "INT4@g128".
+// Q4_0, INT8 (W8A8), INT4 (W4A8), W4A16, and also BF16, F32, the GGUF block
+// formats Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS;
+// names are case-insensitive — or ROLE=FORMAT with ROLE one of attn, ffn,
+// embed, output. INT8, INT4 and W4A16 take @gN for the scale group size
+// (default 32): "INT4@g128".
 //
 // The rule for roles not named: a bare element (at most one) is the default
 // for them; without a bare element the first element's format is the
@@ -270,7 +288,8 @@ const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q6_K
 // "attn=INT8,ffn=INT4" stores embeddings and the output matrix in INT8.
 //
 // The output matrix follows llama.cpp's convention unless output= is given:
-// when the default is Q4_0 it is stored at Q6_K (see Quant.Format).
+// when the default is a GGUF block format other than Q8_0 it is stored at
+// Q6_K (see Quant.Format).
 func ParseQuant(spec string) (Quant, error) {
 	elems := strings.Split(spec, ",")
 	var q Quant
@@ -327,9 +346,10 @@ func ParseQuant(spec string) (Quant, error) {
 
 // implicit is the format of a role that the spec does not name.
 func (q Quant) implicit(r Role) Format {
-	if r == RoleOutput && q.base.kind == fmtQ4_0 {
-		// llama-quantize stores output.weight at Q6_K for every type but
-		// Q8_0 (llama_tensor_get_type); Q8_0 and float models keep theirs.
+	if r == RoleOutput && q.base.Block() && q.base.kind != fmtQ8_0 {
+		// llama-quantize stores output.weight at Q6_K for every quantised
+		// type but Q8_0 (llama_tensor_get_type); Q8_0 and float models keep
+		// theirs.
 		return formatQ6_K
 	}
 	return q.base
@@ -340,8 +360,9 @@ func (q Quant) Base() Format { return q.base }
 
 // Format is the storage of the weights of role r, model aside: the role's
 // own format if the spec names it, else the default — except that the
-// output matrix of a Q4_0 model is Q6_K, as llama.cpp stores it (Q8_0 and
-// F16 models keep their format there). Router and norm weights are F32. A
+// output matrix of a model whose default is a GGUF block format other than
+// Q8_0 is Q6_K, as llama.cpp stores it (Q8_0 and F16 models keep their
+// format there). Router and norm weights are F32. A
 // model may still change this for a tied embedding or a row length the block
 // does not divide (Model.Tensors has the final word).
 func (q Quant) Format(r Role) Format {
@@ -363,7 +384,7 @@ func (q Quant) Format(r Role) Format {
 func (q Quant) BytesPerWeight(r Role) float64 { return q.Format(r).BytesPerWeight() }
 
 // ActDtype is the activation type matmuls on role r's weights take: fp16 for
-// F16 and W4A16, int8 for INT8, INT4, Q8_0 and Q4_0. A unit runs them at its
+// F16 and W4A16, int8 for INT8, INT4 and every GGUF block format. A unit runs them at its
 // best supported dtype at or above it.
 func (q Quant) ActDtype(r Role) dtype.Dtype { return q.Format(r).ActDtype() }
 

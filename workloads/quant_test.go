@@ -27,6 +27,12 @@ func TestParseQuant(t *testing.T) {
 		i4   = 0.5 + 2.0/32
 		i4g  = 0.5 + 2.0/128
 		i464 = 0.5 + 2.0/64
+		q41  = 20.0 / 32 // scale + min + 16 bytes
+		q50  = 22.0 / 32
+		q51  = 24.0 / 32
+		q3k  = 110.0 / 256 // K-quant super-blocks of 256
+		q4k  = 144.0 / 256
+		q5k  = 176.0 / 256
 	)
 	for _, tc := range []struct {
 		spec, canon              string
@@ -55,6 +61,15 @@ func TestParseQuant(t *testing.T) {
 		{" ffn = INT4@g64 , Q8_0 ", "Q8_0,ffn=INT4@g64", q8, i464, q8, q8, dtype.INT8, "spaces ignored"},
 		{"W4A16@g128,embed=F16", "W4A16@g128,embed=F16", i4g, i4g, 2, i4g, dtype.FP16, "grouped default with float embeddings"},
 		{"Q4_0,attn=Q4_0", "Q4_0", q4, q4, q4, q6k, dtype.INT8, "a role equal to the default is dropped"},
+		{"Q4_1", "Q4_1", q41, q41, q41, q6k, dtype.INT8, "legacy block formats: output Q6_K like Q4_0"},
+		{"q5_0", "Q5_0", q50, q50, q50, q6k, dtype.INT8, "case-insensitive"},
+		{"Q5_1", "Q5_1", q51, q51, q51, q6k, dtype.INT8, "24 bytes per 32"},
+		{"Q4_K", "Q4_K", q4k, q4k, q4k, q6k, dtype.INT8, "the single format, not llama-quantize's alias for Q4_K_M"},
+		{"Q5_K", "Q5_K", q5k, q5k, q5k, q6k, dtype.INT8, "176 bytes per 256"},
+		{"q3_k", "Q3_K", q3k, q3k, q3k, q6k, dtype.INT8, "110 bytes per 256"},
+		{"Q6_K", "Q6_K", q6k, q6k, q6k, q6k, dtype.INT8, "Q6_K everywhere"},
+		{"iq4_nl", "IQ4_NL", q4, q4, q4, q6k, dtype.INT8, "18 bytes per 32"},
+		{"Q4_0,output=Q8_0", "Q4_0,output=Q8_0", q4, q4, q4, q8, dtype.INT8, "output named"},
 	} {
 		q, err := ParseQuant(tc.spec)
 		if err != nil {
@@ -91,8 +106,8 @@ func TestParseQuantErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{"Q9_9", `"Q9_9" is not a quantisation: use F16, Q8_0, Q4_0, INT8, INT4, W4A16`},
 		{"", `"" is not a quantisation: use`},
-		{"Q4_1", `"Q4_1" is not a quantisation`}, // a KV-cache type only
-		{"FP8", `"FP8" is not a quantisation`},   // a KV-cache type only
+		{"FP8", `"FP8" is not a quantisation`}, // a KV-cache type only
+		{"Q4_K@g64", `(Q4_K has fixed blocks of 256)`},
 		{"attn=Q9,ffn=INT4", `"Q9" is not a quantisation (in "attn=Q9,ffn=INT4")`},
 		{"Q4_0@g64", `only INT8, INT4 and W4A16 take a group size (Q4_0 has fixed blocks of 32)`},
 		{"F16@g64", `(F16 has no scales)`},
@@ -114,6 +129,16 @@ func TestParseQuantErrors(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseQuant(%q) error %q, want it to contain %q", tc.spec, err, tc.want)
+		}
+	}
+	// The error lists every weight format ParseQuant takes.
+	_, err := ParseQuant("Q9_9")
+	words := strings.FieldsFunc(err.Error(), func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z')
+	})
+	for _, f := range formats {
+		if f.weights && !slices.Contains(words, f.name) {
+			t.Errorf("the error does not list weight format %s: %v", f.name, err)
 		}
 	}
 }
