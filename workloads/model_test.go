@@ -12,6 +12,9 @@ func TestWeightBytesAgainstLlamaBench(t *testing.T) {
 	// Llama 2 7B tensors: 6738149376 matrix weights of which 131072000 are
 	// output.weight and 131072000 token_embd; 266240 norm weights (F32).
 	const matrices, output, norms = 6738149376, 131072000, 266240
+	// Q4_K_M stores attn_v and ffn_down at Q6_K in the 16 layers
+	// use_more_bits picks: 16 × (4096×4096 + 4096×11008) weights.
+	const bumped = 16 * (4096*4096 + 4096*11008)
 	for _, tc := range []struct {
 		quant string
 		exact float64 // our hand count of the same rules
@@ -25,6 +28,8 @@ func TestWeightBytesAgainstLlamaBench(t *testing.T) {
 			"output stays Q8_0 (Q6_K would be 0.45% low); the remaining 0.01% is not explained"},
 		{"F16", matrices*2 + norms*4, 13476839424, 0.0001,
 			"llama-bench 13.5 GB; we are 0.004% above"},
+		{"Q4_K_M", (matrices-output-bumped)*144.0/256 + (bumped+output)*210.0/256 + norms*4, 4081004544, 0.001,
+			"llama 7B Q4_K - Medium; token_embd Q4_K, output Q6_K; we are 0.018% below"},
 	} {
 		got := m.WeightBytes(mustQuant(t, tc.quant))
 		if got != tc.exact {
@@ -251,16 +256,18 @@ func TestRowFitFallbacks(t *testing.T) {
 	// FFN (4864) is 19. The tied embedding is the output matrix: Q6_K,
 	// which falls back to Q8_0.
 	m := Model{Name: "qwen2.5-0.5b", Layers: 24, Hidden: 896, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, TiedEmbeddings: true, MaxContext: 32768, QKVBias: true}
-	ts := m.Tensors(mustQuant(t, "Q4_K"))
+	ts := m.Tensors(mustQuant(t, "Q4_K_M"))
 	for name, want := range map[string]string{
 		"token_embd":     "Q8_0", // output rule, 896 % 256 != 0
 		"blk.0.attn_q":   "Q5_0", // K = 896
-		"blk.0.attn_v":   "Q5_0",
+		"blk.0.attn_v":   "Q8_0", // Q6_K (use_more_bits)
+		"blk.3.attn_v":   "Q5_0",
 		"blk.0.ffn_up":   "Q5_0",
-		"blk.0.ffn_down": "Q4_K", // K = 4864
+		"blk.0.ffn_down": "Q6_K", // K = 4864
+		"blk.3.ffn_down": "Q4_K",
 	} {
 		if got := tensorNamed(t, ts, name).Format.String(); got != want {
-			t.Errorf("qwen2.5-0.5b Q4_K: %s stored as %s, want %s", name, got, want)
+			t.Errorf("qwen2.5-0.5b Q4_K_M: %s stored as %s, want %s", name, got, want)
 		}
 	}
 }

@@ -259,10 +259,13 @@ func parseFormat(s string, kv bool) (f Format, ok bool, err error) {
 }
 
 // Quant is a weight quantisation: a default format plus optional formats per
-// role. The zero Quant is F16 everywhere. Quants are comparable with ==;
-// ParseQuant normalises, so equal specs give equal values.
+// role, and optionally a llama.cpp file type whose rules choose formats
+// tensor by tensor (Q4_K_M). The zero Quant is F16 everywhere. Quants are
+// comparable with ==; ParseQuant normalises, so equal specs give equal
+// values.
 type Quant struct {
 	base Format
+	ft   fileType // ftNone unless the default was given as a file type
 	role [len(quantRoles)]roleFormat
 }
 
@@ -271,7 +274,8 @@ type roleFormat struct {
 	f   Format
 }
 
-const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS), optionally @gN, or a mix like attn=INT8,ffn=INT4"
+const quantForms = "use F16, Q8_0, Q4_0, Q4_K_M, INT8, INT4, W4A16 (also BF16, F32, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; " +
+	"llama.cpp's file types Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, IQ4_NL, IQ4_XS), optionally @gN, or a mix like attn=INT8,ffn=INT4"
 
 // ParseQuant reads a quantisation spec.
 //
@@ -282,10 +286,24 @@ const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q4_1
 // embed, output. INT8, INT4 and W4A16 take @gN for the scale group size
 // (default 32): "INT4@g128".
 //
+// The element without ROLE= may instead be a llama.cpp file type, the mix
+// llama-quantize writes: Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q3_K_S, Q3_K_M,
+// Q3_K_L, Q2_K, IQ4_NL, IQ4_XS, also as llama.cpp names them in llama-bench's
+// model_type ("Q4_K - Medium", "IQ4_XS - 4.25 bpw"). Its rules pick the
+// format of each tensor by name and layer (see Model.Tensors). Where a name
+// is both (Q2_K, IQ4_NL, IQ4_XS), the default is the file type and ROLE=
+// takes the single format: "Q2_K" is llama.cpp's Q2_K mix, "attn=Q2_K"
+// stores all attention at Q2_K. Plain "Q4_K", "Q5_K" and "Q3_K" are single
+// formats everywhere (llama-quantize's command line reads them as Q4_K_M,
+// Q5_K_M and Q3_K_M: write those for the mix).
+//
 // The rule for roles not named: a bare element (at most one) is the default
 // for them; without a bare element the first element's format is the
 // default. So "Q4_0,attn=Q8_0" is Q8_0 attention and Q4_0 elsewhere, and
-// "attn=INT8,ffn=INT4" stores embeddings and the output matrix in INT8.
+// "attn=INT8,ffn=INT4" stores embeddings and the output matrix in INT8. A
+// named role takes its format in every tensor, whatever a file type's rules
+// say: "Q4_K_M,attn=Q8_0" stores all attention at Q8_0 and the FFN as
+// Q4_K_M does.
 //
 // The output matrix follows llama.cpp's convention unless output= is given:
 // when the default is a GGUF block format other than Q8_0 it is stored at
@@ -304,7 +322,15 @@ func ParseQuant(spec string) (Quant, error) {
 		if !named {
 			src = el
 		}
+		ft, isType := parseFileType(src)
 		f, ok, err := parseFormat(src, false)
+		switch {
+		case !named && isType:
+			f, ok, err = Format{kind: fileTypes[ft].base}, true, nil
+		case named && isType && !ok:
+			return Quant{}, fmt.Errorf("%q is a llama.cpp file type, which picks formats tensor by tensor for the whole model: give it without ROLE=, e.g. \"%s,attn=Q8_0\"%s",
+				strings.TrimSpace(src), fileTypes[ft].name, where)
+		}
 		if err != nil {
 			return Quant{}, fmt.Errorf("%w%s", err, where)
 		}
@@ -319,6 +345,9 @@ func ParseQuant(spec string) (Quant, error) {
 				return Quant{}, fmt.Errorf("%q has two default formats: give at most one element without ROLE=", spec)
 			}
 			q.base, haveBase = f, true
+			if isType {
+				q.ft = ft
+			}
 			continue
 		}
 		r := Role(strings.ToLower(strings.TrimSpace(roleName)))
@@ -332,19 +361,27 @@ func ParseQuant(spec string) (Quant, error) {
 		q.role[i] = roleFormat{set: true, f: f}
 	}
 	if !haveBase {
+		// A default named like a file type is that file type, given as a
+		// bare element or not, so that String's bare default reads back.
 		q.base = first
+		if ft, ok := parseFileType(first.String()); ok {
+			q.ft = ft
+		}
 	}
 	// Drop role formats equal to what the role gets anyway, so that equal
-	// quantisations compare equal and print the same.
+	// quantisations compare equal and print the same. A role some rule
+	// stores in another format in some model keeps its format: naming it
+	// overrides the rule.
 	for i, r := range quantRoles {
-		if q.role[i].set && q.role[i].f == q.implicit(r) {
+		if q.role[i].set && q.role[i].f == q.implicit(r) && !q.ruled(r) {
 			q.role[i] = roleFormat{}
 		}
 	}
 	return q, nil
 }
 
-// implicit is the format of a role that the spec does not name.
+// implicit is the format of a role that the spec does not name, rules
+// aside.
 func (q Quant) implicit(r Role) Format {
 	if r == RoleOutput && q.base.Block() && q.base.kind != fmtQ8_0 {
 		// llama-quantize stores output.weight at Q6_K for every quantised
@@ -355,16 +392,18 @@ func (q Quant) implicit(r Role) Format {
 	return q.base
 }
 
-// Base is the default format: the one every role takes unless named.
+// Base is the default format: the one every role takes unless named — for
+// a llama.cpp file type its default type (Q4_K for Q4_K_M).
 func (q Quant) Base() Format { return q.base }
 
 // Format is the storage of the weights of role r, model aside: the role's
 // own format if the spec names it, else the default — except that the
 // output matrix of a model whose default is a GGUF block format other than
 // Q8_0 is Q6_K, as llama.cpp stores it (Q8_0 and F16 models keep their
-// format there). Router and norm weights are F32. A
-// model may still change this for a tied embedding or a row length the block
-// does not divide (Model.Tensors has the final word).
+// format there). Router and norm weights are F32. A model may still change
+// this tensor by tensor: a llama.cpp file type's rules (attn_v of Q4_K_M),
+// a tied embedding, a row length the block does not divide (Model.Tensors
+// has the final word).
 func (q Quant) Format(r Role) Format {
 	switch r {
 	case RoleRouter, RoleNorm:
@@ -384,16 +423,20 @@ func (q Quant) Format(r Role) Format {
 func (q Quant) BytesPerWeight(r Role) float64 { return q.Format(r).BytesPerWeight() }
 
 // ActDtype is the activation type matmuls on role r's weights take: fp16 for
-// F16 and W4A16, int8 for INT8, INT4 and every GGUF block format. A unit runs them at its
-// best supported dtype at or above it.
+// F16 and W4A16, int8 for INT8, INT4 and every GGUF block format. A unit
+// runs them at its best supported dtype at or above it.
 func (q Quant) ActDtype(r Role) dtype.Dtype { return q.Format(r).ActDtype() }
 
-// String is the canonical spec: the default format, then the roles that
-// differ from it in the order attn, ffn, embed, output. It round-trips
-// through ParseQuant.
+// String is the canonical spec: the default format or file type, then the
+// roles that differ from it in the order attn, ffn, embed, output. It
+// round-trips through ParseQuant.
 func (q Quant) String() string {
 	var b strings.Builder
-	b.WriteString(q.base.String())
+	if q.ft != ftNone {
+		b.WriteString(fileTypes[q.ft].name)
+	} else {
+		b.WriteString(q.base.String())
+	}
 	for i, r := range quantRoles {
 		if q.role[i].set {
 			fmt.Fprintf(&b, ",%s=%s", r, q.role[i].f)
