@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -135,6 +136,34 @@ func TestFileTypeSizesAgainstLlamaBench(t *testing.T) {
 		got := tc.m.WeightBytes(mustQuant(t, tc.quant)) / (1 << 30)
 		if math.Round(got*100)/100 != tc.gib {
 			t.Errorf("%s %s: %.4f GiB, llama-bench %.2f GiB", tc.name, tc.quant, got, tc.gib)
+		}
+	}
+}
+
+func TestMatrixFormats(t *testing.T) {
+	l2, l1, mx := loadModel(t, "llama-2-7b"), loadModel(t, "llama-3.2-1b"), mixtral(t)
+	odd := Model{Name: "odd", Layers: 1, Hidden: 96, Heads: 3, KVHeads: 1, FFN: 200, Vocab: 10, MaxContext: 8}
+	for _, tc := range []struct {
+		m     Model
+		quant string
+		want  []string
+		why   string
+	}{
+		{l2, "Q4_K_M", []string{"Q4_K", "Q6_K"}, "attn_v and ffn_down bumps, output"},
+		{l2, "Q4_0", []string{"Q4_0", "Q6_K"}, "the output matrix"},
+		{l2, "Q8_0", []string{"Q8_0"}, "one format"},
+		{l2, "Q4_0,output=Q4_0", []string{"Q4_0"}, "output named"},
+		{l2, "INT8,ffn=INT4", []string{"INT8", "INT4"}, "per role; the embedding table (a lookup) does not count"},
+		{l1, "Q4_0", []string{"Q4_0", "Q6_K"}, "the tied table is the output matmul's, read last"},
+		{mx, "Q4_K_M", []string{"Q4_K", "Q8_0", "Q5_K", "Q6_K"}, "8-expert rules"},
+		{odd, "Q4_0", []string{"Q4_0", "F16", "Q8_0"}, "row fits: ffn_down (K=200) F16, output (K=96) Q8_0"},
+	} {
+		var got []string
+		for _, f := range tc.m.MatrixFormats(mustQuant(t, tc.quant)) {
+			got = append(got, f.String())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s MatrixFormats = %v, want %v (%s)", tc.m.Name, tc.quant, got, tc.want, tc.why)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -425,6 +426,36 @@ func (m Model) WeightBytes(q Quant) float64 {
 	var b float64
 	m.eachTensor(q, func(t Tensor) { b += t.Bytes })
 	return b
+}
+
+// MatrixFormats lists the formats the model's matrices are stored in under
+// q, without repeats, in the order a forward pass's matmuls first read
+// them: the formats a unit's matrix kernels must read to run the model.
+// Every storage rule of Tensors counts, so Llama 2 7B under Q4_K_M is Q4_K
+// and Q6_K, under Q4_0 Q4_0 and Q6_K (the output matrix), and a row the
+// block does not divide adds its fallback. A tied embedding table counts as
+// the output matrix, which it is; an untied one is a row lookup, and router
+// and norm weights are not read by a unit's matrix kernels either.
+func (m Model) MatrixFormats(q Quant) []Format {
+	var out []Format
+	add := func(f Format) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	var tied []Format // token_embd, when tied
+	m.eachTensor(q, func(t Tensor) {
+		switch {
+		case t.Role == RoleAttn || t.Role == RoleFFN || t.Role == RoleOutput:
+			add(t.Format)
+		case t.Role == RoleEmbed && m.TiedEmbeddings:
+			tied = append(tied, t.Format) // read last, by the output matmul
+		}
+	})
+	for _, f := range tied {
+		add(f)
+	}
+	return out
 }
 
 // KVBytesPerToken is the KV-cache size of one token:
