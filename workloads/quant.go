@@ -97,22 +97,34 @@ var formats = [numFormats]formatInfo{
 	fmtF16:   {name: "F16", bits: 16, act: dtype.FP16, weights: true, kv: true},
 	fmtBF16:  {name: "BF16", bits: 16, act: dtype.BF16, weights: true, kv: true},
 	fmtF32:   {name: "F32", bits: 32, act: dtype.FP32, weights: true, kv: true},
-	fmtQ8_0:  {name: "Q8_0", block: 32, blockBytes: 34, act: dtype.INT8, weights: true, kv: true},
-	fmtQ4_0:  {name: "Q4_0", block: 32, blockBytes: 18, act: dtype.INT8, weights: true, kv: true},
-	fmtQ4_1:  {name: "Q4_1", block: 32, blockBytes: 20, act: dtype.INT8, weights: true, kv: true},
-	fmtQ5_0:  {name: "Q5_0", block: 32, blockBytes: 22, act: dtype.INT8, weights: true, kv: true},
-	fmtQ5_1:  {name: "Q5_1", block: 32, blockBytes: 24, act: dtype.INT8, weights: true, kv: true},
-	fmtIQ4NL: {name: "IQ4_NL", block: 32, blockBytes: 18, act: dtype.INT8, weights: true, kv: true},
-	fmtQ2_K:  {name: "Q2_K", block: 256, blockBytes: 84, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
-	fmtQ3_K:  {name: "Q3_K", block: 256, blockBytes: 110, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
-	fmtQ4_K:  {name: "Q4_K", block: 256, blockBytes: 144, act: dtype.INT8, weights: true, fallback: fmtQ5_0},
-	fmtQ5_K:  {name: "Q5_K", block: 256, blockBytes: 176, act: dtype.INT8, weights: true, fallback: fmtQ5_1},
-	fmtQ6_K:  {name: "Q6_K", block: 256, blockBytes: 210, act: dtype.INT8, weights: true, fallback: fmtQ8_0},
-	fmtIQ4XS: {name: "IQ4_XS", block: 256, blockBytes: 136, act: dtype.INT8, weights: true, fallback: fmtIQ4NL},
+	fmtQ8_0:  block32("Q8_0", 34),
+	fmtQ4_0:  block32("Q4_0", 18),
+	fmtQ4_1:  block32("Q4_1", 20),
+	fmtQ5_0:  block32("Q5_0", 22),
+	fmtQ5_1:  block32("Q5_1", 24),
+	fmtIQ4NL: block32("IQ4_NL", 18),
+	fmtQ2_K:  kQuant("Q2_K", 84, fmtIQ4NL),
+	fmtQ3_K:  kQuant("Q3_K", 110, fmtIQ4NL),
+	fmtQ4_K:  kQuant("Q4_K", 144, fmtQ5_0),
+	fmtQ5_K:  kQuant("Q5_K", 176, fmtQ5_1),
+	fmtQ6_K:  kQuant("Q6_K", 210, fmtQ8_0),
+	fmtIQ4XS: kQuant("IQ4_XS", 136, fmtIQ4NL),
 	fmtINT8:  {name: "INT8", bits: 8, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtINT4:  {name: "INT4", bits: 4, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtW4A16: {name: "W4A16", bits: 4, grouped: true, act: dtype.FP16, weights: true},
 	fmtFP8:   {name: "FP8", bits: 8, act: dtype.FP8, kv: true},
+}
+
+// block32 is a GGUF format of 32-element blocks: a weight and KV-cache
+// type, int8 activations.
+func block32(name string, bytes int) formatInfo {
+	return formatInfo{name: name, block: 32, blockBytes: bytes, act: dtype.INT8, weights: true, kv: true}
+}
+
+// kQuant is a GGUF format of 256-element super-blocks (K-quants, IQ4_XS): a
+// weight type only, int8 activations, with llama-quantize's fallback.
+func kQuant(name string, bytes int, fallback formatKind) formatInfo {
+	return formatInfo{name: name, block: 256, blockBytes: bytes, act: dtype.INT8, weights: true, fallback: fallback}
 }
 
 // formatAliases are other spellings people use for the same storage.
