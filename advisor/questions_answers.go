@@ -400,7 +400,7 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 	ran := chip.Unit(res.Unit)
 	why := "the unit asked for with --unit"
 	if p.base.Unit == "" {
-		why = fmt.Sprintf("the fastest unit that reads %s (%s at %s)", strings.Join(formatsOf(p.base.Quant), " and "),
+		why = fmt.Sprintf("the fastest unit that reads %s (%s at %s)", strings.Join(formatsOf(p.base.Model.Model, p.base.Quant), " and "),
 			peakText(ran, res.Compute.Dtype), res.Compute.Dtype)
 	}
 	name := res.Unit
@@ -424,7 +424,7 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 		if u.Name == res.Unit {
 			continue
 		}
-		sentences = append(sentences, fmt.Sprintf("The %s is passed over: %s", u.Name, passedOver(u, ran, p.base.Quant, res)))
+		sentences = append(sentences, fmt.Sprintf("The %s is passed over: %s", u.Name, passedOver(u, ran, p.base, res)))
 	}
 	if alt := p.run(runNPU); alt != nil {
 		m["npu.decode.tokens_per_s"] = nil
@@ -484,9 +484,10 @@ func coverage(u *hw.Unit, res *sim.Result) string {
 	return s + "; these fall back to the " + res.Fallbacks[0].Unit + ": " + strings.Join(fb, ", ")
 }
 
-// passedOver says why unit u did not run the model that ran on ran.
-func passedOver(u, ran *hw.Unit, q workloads.Quant, res *sim.Result) string {
-	if missing := unreadFormats(u, q); len(missing) > 0 {
+// passedOver says why unit u did not run the model of c that ran on ran.
+func passedOver(u, ran *hw.Unit, c sim.Config, res *sim.Result) string {
+	q := c.Quant
+	if missing := unreadFormats(u, c.Model.Model, q); len(missing) > 0 {
 		return fmt.Sprintf("its formats (%s) lack %s, which the model's weights are stored in", strings.Join(u.Formats, ", "), strings.Join(missing, " and "))
 	}
 	dt, ok := u.ComputeDtype(q.ActDtype(workloads.RoleFFN))
@@ -515,25 +516,23 @@ func peaks(u *hw.Unit) string {
 	return strings.Join(out, ", ")
 }
 
-// matrixRoles are the roles whose weights a unit's matrix kernels read.
-var matrixRoles = []workloads.Role{workloads.RoleAttn, workloads.RoleFFN, workloads.RoleOutput}
-
-// formatsOf lists the weight formats of q's matrices, without repeats.
-func formatsOf(q workloads.Quant) []string {
+// formatsOf lists the formats m's matrices are stored in under q, without
+// repeats (Model.MatrixFormats: Q4_K and Q6_K for a Q4_K_M Llama).
+func formatsOf(m workloads.Model, q workloads.Quant) []string {
 	var out []string
-	for _, r := range matrixRoles {
-		if f := q.Format(r).Name(); !slices.Contains(out, f) {
-			out = append(out, f)
+	for _, f := range m.MatrixFormats(q) {
+		if !slices.Contains(out, f.Name()) { // INT4 and INT4@g128 are one name
+			out = append(out, f.Name())
 		}
 	}
 	return out
 }
 
-// unreadFormats lists the formats of q's matrices that u's kernels do not
-// read.
-func unreadFormats(u *hw.Unit, q workloads.Quant) []string {
+// unreadFormats lists the formats of m's matrices under q that u's kernels
+// do not read.
+func unreadFormats(u *hw.Unit, m workloads.Model, q workloads.Quant) []string {
 	var out []string
-	for _, f := range formatsOf(q) {
+	for _, f := range formatsOf(m, q) {
 		if !u.ReadsFormat(f) {
 			out = append(out, f)
 		}
@@ -542,8 +541,8 @@ func unreadFormats(u *hw.Unit, q workloads.Quant) []string {
 }
 
 // npuAlternatives are the quantisations tried, in order, on an NPU that
-// does not read the model's: the 4-bit ones for a 4-bit model, else the
-// 8-bit and 16-bit ones first.
+// does not read the model's: the 4-bit ones for a model of 4 bits a weight
+// or fewer, else the 8-bit and 16-bit ones first.
 var npuAlternatives = map[bool][]string{
 	true:  {"INT4", "W4A16", "INT8", "F16"},
 	false: {"INT8", "F16", "INT4", "W4A16"},
@@ -561,17 +560,19 @@ func npuAlternativeFor(c sim.Config) *npuAlternative {
 		if u.Kind != hw.NPU {
 			continue
 		}
-		missing := unreadFormats(u, c.Quant)
+		missing := unreadFormats(u, c.Model.Model, c.Quant)
 		if len(missing) == 0 {
 			return nil
 		}
-		fourBit := strings.Contains(c.Quant.Format(workloads.RoleFFN).Name(), "4")
+		// 4 bits or fewer a weight, scales included up to Q4_1's 5: Q4_0,
+		// Q4_K, IQ4_XS, but also Q3_K and Q2_K, whose names lack a 4.
+		fourBit := 8*c.Quant.BytesPerWeight(workloads.RoleFFN) <= 5
 		for _, name := range npuAlternatives[fourBit] {
 			q, err := workloads.ParseQuant(name)
 			if err != nil {
 				continue
 			}
-			if _, ok := u.ComputeDtype(q.ActDtype(workloads.RoleFFN)); ok && len(unreadFormats(u, q)) == 0 {
+			if _, ok := u.ComputeDtype(q.ActDtype(workloads.RoleFFN)); ok && len(unreadFormats(u, c.Model.Model, q)) == 0 {
 				return &npuAlternative{unit: u.Name, quant: q.String(), missing: strings.Join(missing, ", ")}
 			}
 		}

@@ -38,6 +38,10 @@ func TestNPUAlternative(t *testing.T) {
 	}{
 		{"snapdragon-8-gen3", "Q4_0", "", "INT4"},
 		{"snapdragon-8-gen3", "Q8_0", "", "INT8"},
+		{"snapdragon-8-gen3", "Q4_K_M", "", "INT4"}, // Q4_K and Q6_K: neither is read
+		{"snapdragon-8-gen3", "Q3_K_S", "", "INT4"}, // fewer bits still: the 4-bit alternative
+		{"snapdragon-8-gen3", "Q5_K_M", "", "INT8"},
+		{"snapdragon-8-gen3", "F16,output=Q6_K", "", "INT8"}, // only the output matrix is unread
 		{"snapdragon-8-gen3", "Q4_0", "gpu", ""},
 		{"seed-c", "Q4_0", "", ""},
 	} {

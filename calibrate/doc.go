@@ -67,7 +67,8 @@
 //     phases apart;
 //   - the model is the catalog model whose parameter count is within 1% of
 //     model_n_params (Llama 2 7B's 6738415616 is llama-2-7b), the quant the
-//     file type at the end of model_type ("llama 7B Q4_0" is Q4_0);
+//     file type at the end of model_type ("llama 7B Q4_0" is Q4_0, "qwen2
+//     7B Q4_K - Medium" Q4_K_M, "llama 8B IQ4_XS - 4.25 bpw" IQ4_XS);
 //     [ImportOptions] Model and Quant override both;
 //   - threads, backend, n_gpu_layers, model size and parameters, the KV
 //     cache type, the build commit and number and the test time are kept;

@@ -167,7 +167,7 @@ func TestReadIsStrict(t *testing.T) {
 		{strings.Replace(good, `21.9`, `-1`, 1), "r.jsonl:2: field value: must be a finite number > 0, got -1"},
 		{strings.Replace(good, `"decode"`, `"throughput"`, 1), `r.jsonl:2: field kind: "throughput" is not a kind; use one of bandwidth, latency, random_read, memcpy, gemv, gemm, decoder, prefill, decode`},
 		{strings.Replace(good, `tokens/s`, `B/s`, 1), `r.jsonl:2: field unit: "B/s" does not suit kind decode; use tokens/s or s`},
-		{strings.Replace(good, `"Q4_0"`, `"Q5_K"`, 1), `r.jsonl:2: field quant: "Q5_K" is not a quantisation`},
+		{strings.Replace(good, `"Q4_0"`, `"Q2_K_S"`, 1), `r.jsonl:2: field quant: "Q2_K_S" is not a quantisation`},
 		{strings.Replace(good, `,"source":"x"`, ``, 1), `r.jsonl:2: field source: missing`},
 		{good + ` {}`, "r.jsonl:2: more than one JSON value on the line"},
 		{`[1,2]`, "r.jsonl:2: a record is a JSON object, not an array"},

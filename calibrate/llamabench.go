@@ -317,7 +317,9 @@ func (r benchRow) str(key string) string { return strings.TrimSpace(r.f[key]) }
 
 // quantOf reads the quantisation from llama-bench's model_type, which is
 // "<arch> <size> <file type>": "llama 7B Q4_0", older "llama 7B mostly
-// Q4_0", "llama 7B all F32", or "qwen2 7B Q4_K - Medium".
+// Q4_0", "llama 7B all F32", or "qwen2 7B Q4_K - Medium". ParseQuant knows
+// llama.cpp's names of the file types ("Q4_K - Medium" is Q4_K_M); the
+// quant is its canonical spelling.
 func quantOf(modelType string) (string, error) {
 	words := strings.Fields(modelType)
 	if len(words) == 0 {

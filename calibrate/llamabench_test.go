@@ -141,7 +141,6 @@ func TestImportSkipReasons(t *testing.T) {
 	}{
 		{1, "mixed pp+tg test: edgetwin needs them separate"},
 		{2, "no catalog model with 13015864320 parameters (within 1%); give --model"},
-		{3, `quant "Q4_K - Medium" (from model_type "qwen2 7B Q4_K - Medium") is not one edgetwin models; give --quant`},
 		{4, "n_prompt and n_gen are both 0"},
 		{5, `not a JSON object: the line starts with "n", not {`},
 		{7, "avg_ts 0 is not a rate > 0"},
@@ -156,17 +155,22 @@ func TestImportSkipReasons(t *testing.T) {
 			t.Errorf("skip %d: %v, want row %d: %s", i, s, w.row, w.reason)
 		}
 	}
-	// Row 6 is a newer llama-bench's: depth, samples, test time, KV type.
-	if len(recs) != 1 {
+	// Row 3 is Qwen2.5 7B Q4_K_M, whose model_size is what edgetwin
+	// computes for it.
+	if len(recs) != 2 {
 		t.Fatalf("records %+v", recs)
 	}
-	r := recs[0]
+	if r := recs[0]; r.Model != "qwen2.5-7b" || r.Quant != "Q4_K_M" || r.Kind != KindDecode || r.ModelSize != 4677120000 || r.Source != "skips.jsonl:3" {
+		t.Errorf("row 3: %+v", r)
+	}
+	// Row 6 is a newer llama-bench's: depth, samples, test time, KV type.
+	r := recs[1]
 	if r.Model != "llama-3.2-1b" || r.Quant != "Q8_0" || r.Kind != KindPrefill || r.Shape != (Shape{Prompt: 512, Depth: 1024, Batch: 1}) ||
 		r.Reps != 3 || r.Stddev != 1 || r.KVDtype != "Q8_0" || r.Time != "2025-03-01T10:00:00Z" || r.Notes != "flash_attn on" || r.Source != "skips.jsonl:6" {
 		t.Errorf("row 6: %+v", r)
 	}
 	got := ImportCommandSummary(recs, skips)
-	if !strings.HasPrefix(got, "8 rows → 1 prefill record; 7 rows skipped:\n  row 1 (skips.jsonl:1): mixed pp+tg test") {
+	if !strings.HasPrefix(got, "8 rows → 1 prefill, 1 decode records; 6 rows skipped:\n  row 1 (skips.jsonl:1): mixed pp+tg test") {
 		t.Errorf("summary:\n%s", got)
 	}
 }
@@ -242,6 +246,28 @@ func TestImportOverrides(t *testing.T) {
 	}
 }
 
+// K-quant files import under the file type's name: llama-bench prints
+// llama.cpp's name for it ("Q4_K - Medium") in model_type. A type edgetwin
+// does not model is still a skip.
+func TestImportKQuantRows(t *testing.T) {
+	md := `| model                          |       size |     params | backend    | ngl |          test |                  t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | ------------: | -------------------: |
+| llama 7B Q4_K - Medium         |   3.80 GiB |     6.74 B | Metal,BLAS |  99 |         tg128 |         20.00 ± 0.10 |
+| llama 7B Q3_K - Large          |   3.35 GiB |     6.74 B | Metal,BLAS |  99 |         tg128 |         19.00 ± 0.10 |
+| llama 7B IQ2_XXS - 2.0625 bpw  |   1.73 GiB |     6.74 B | Metal,BLAS |  99 |         tg128 |         25.00 ± 0.10 |
+`
+	recs, skips, err := Import("k.md", []byte(md), m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Quant != "Q4_K_M" || recs[0].Model != "llama-2-7b" || recs[0].Kind != KindDecode || recs[1].Quant != "Q3_K_L" {
+		t.Errorf("records %+v", recs)
+	}
+	if want := `quant "IQ2_XXS - 2.0625 bpw" (from model_type "llama 7B IQ2_XXS - 2.0625 bpw") is not one edgetwin models`; len(skips) != 1 || !strings.HasPrefix(skips[0].Reason, want) {
+		t.Errorf("skips %v, want one: %s", skips, want)
+	}
+}
+
 func TestImportErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -268,7 +294,7 @@ func TestImportErrors(t *testing.T) {
 	}{
 		{ImportOptions{}, "m2.json: no chip given"},
 		{ImportOptions{SoC: "x.yaml", SoCDigest: "abc"}, `m2.json: chip digest: "abc" is not a digest`},
-		{ImportOptions{SoC: "apple-m2", Quant: "Q5_K"}, `--quant: "Q5_K" is not a quantisation`},
+		{ImportOptions{SoC: "apple-m2", Quant: "Q2_K_S"}, `--quant: "Q2_K_S" is not a quantisation`},
 	} {
 		_, _, err := Import("m2.json", data, tc.opts)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -336,12 +362,27 @@ func TestQuantOf(t *testing.T) {
 		"llama 7B BF16":        "BF16",
 		"qwen2 ?B Q6_K":        "Q6_K",
 		"Q4_0":                 "Q4_0",
+		// llama.cpp's names of the K-quant and IQ4 file types.
+		"llama 7B Q4_K - Medium":           "Q4_K_M",
+		"llama 7B Q4_K - Small":            "Q4_K_S",
+		"llama 7B Q5_K - Medium":           "Q5_K_M",
+		"llama 7B Q5_K - Small":            "Q5_K_S",
+		"llama 7B Q3_K - Large":            "Q3_K_L",
+		"llama 7B Q3_K - Medium":           "Q3_K_M",
+		"llama 7B Q3_K - Small":            "Q3_K_S",
+		"llama 7B Q2_K - Medium":           "Q2_K",
+		"llama 8B IQ4_XS - 4.25 bpw":       "IQ4_XS",
+		"llama 8B IQ4_NL - 4.5 bpw":        "IQ4_NL",
+		"llama 8B Q4_1":                    "Q4_1",
+		"llama 7B mostly Q4_K - Medium":    "Q4_K_M",
+		"llama 7B Q4_K - Medium (guessed)": "Q4_K_M",
+		"qwen2moe 57B.A14B Q4_K - Medium":  "Q4_K_M",
 	} {
 		if got, err := quantOf(in); err != nil || got != want {
 			t.Errorf("quantOf(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "llama 7B Q4_K - Medium", "llama 7B IQ2_XXS - 2.0625 bpw", "llama 7B attn=Q8_0"} {
+	for _, in := range []string{"", "llama 7B Q2_K - Small", "llama 7B IQ2_XXS - 2.0625 bpw", "llama 7B attn=Q8_0", "llama 7B Q4_K_M,attn=Q8_0"} {
 		if got, err := quantOf(in); err == nil {
 			t.Errorf("quantOf(%q) = %q, want an error", in, got)
 		}
@@ -394,7 +435,7 @@ func TestImportedRecordsRoundTrip(t *testing.T) {
 	}
 	// The JSON keys are the snake_case names of CONTRACT.md.
 	var obj map[string]any
-	line, _ := marshalLine(recs[0])
+	line, _ := marshalLine(recs[1]) // skips.jsonl:6, which has every key
 	if err := json.Unmarshal(line, &obj); err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestBadChips(t *testing.T) {
 		{"empty", "", []string{"x.yaml", "empty"}},
 		{"not a mapping", "- a\n- b\n", []string{"x.yaml:1", "mapping"}},
 		{"overflowing int", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: 99999999999999999999,", 1), []string{"x.yaml:5", "units.npu.cores"}},
-		{"bad weight format", strings.Replace(minimal, "kind: npu,", "kind: npu, formats: [INT8, Q3_K],", 1), []string{"x.yaml:5", "units.npu.formats", "Q3_K", "Q4_0"}},
+		{"bad weight format", strings.Replace(minimal, "kind: npu,", "kind: npu, formats: [INT8, Q4_K_M],", 1), []string{"x.yaml:5", "units.npu.formats", "Q4_K_M", "Q4_K, Q5_K, Q6_K"}}, // a file type, not a storage format
 		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
 		{"efficiency by format above 1", strings.Replace(minimal, "kind: npu,", "kind: npu, gemv_efficiency_by: {q4_0: 1.5},", 1), []string{"x.yaml:5", "units.npu.gemv_efficiency_by.q4_0", "(0, 1]"}},
 		{"efficiency by bad format", strings.Replace(minimal, "kind: npu,", "kind: npu, gemm_efficiency_by: {Q4_0: 0.5},", 1), []string{"x.yaml:5", "units.npu.gemm_efficiency_by.Q4_0", "lower-case"}},

@@ -129,9 +129,10 @@ type Unit struct {
 	GEMVEfficiency units.Fraction `yaml:"gemv_efficiency,omitempty"`
 	// GEMMEfficiencyBy and GEMVEfficiencyBy override those for weights
 	// stored in a given format (keys are lower-case storage formats: q4_0,
-	// q8_0, f16, int4 …): unpacking a block format costs a kernel more than
-	// reading fp16. A format not listed takes the scalar. Calibration
-	// overlays fill them.
+	// q8_0, q4_k, q6_k, f16, int4 …): unpacking a block format costs a
+	// kernel more than reading fp16. Each matmul goes by the format its own
+	// weights are stored in, so a mix like Q4_K_M reads both q4_k and q6_k.
+	// A format not listed takes the scalar. Calibration overlays fill them.
 	GEMMEfficiencyBy map[string]units.Fraction `yaml:"gemm_efficiency_by,omitempty"`
 	GEMVEfficiencyBy map[string]units.Fraction `yaml:"gemv_efficiency_by,omitempty"`
 	// Dispatch is the fixed driver cost per dispatched operator (a kernel
@@ -176,7 +177,7 @@ type Unit struct {
 
 // WeightFormats is the vocabulary of weight storage formats a unit's
 // `formats` may list: the names workloads.ParseQuant gives its formats.
-var WeightFormats = []string{"F16", "BF16", "F32", "Q8_0", "Q4_0", "Q6_K", "INT8", "INT4", "W4A16"}
+var WeightFormats = []string{"F16", "BF16", "F32", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "IQ4_NL", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS", "INT8", "INT4", "W4A16"}
 
 // ReadsFormat reports whether the unit's kernels read weights stored in
 // format (a WeightFormats name).

@@ -70,6 +70,7 @@ func inputErrorf(format string, args ...any) error {
 // compute dtype.
 func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	act := c.Quant.ActDtype(workloads.RoleFFN)
+	formats := c.Model.MatrixFormats(c.Quant)
 	if c.Unit != "" {
 		u := c.Chip.Unit(c.Unit)
 		if u == nil {
@@ -79,7 +80,7 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 		if !ok {
 			return nil, "", inputErrorf("--unit %s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
 		}
-		if f, ok := unreadFormat(u, c.Quant); ok {
+		if f, ok := unreadFormat(u, formats); ok {
 			return nil, "", inputErrorf("--unit %s cannot run %s: its kernels do not read %s weights (it reads %s); choose another --quant or --unit", u.Name, c.Quant, f, strings.Join(u.Formats, ", "))
 		}
 		return u, dt, nil
@@ -89,7 +90,7 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	for i := range c.Chip.Units {
 		u := &c.Chip.Units[i]
 		dt, ok := u.ComputeDtype(act)
-		if _, unread := unreadFormat(u, c.Quant); unread {
+		if _, unread := unreadFormat(u, formats); unread {
 			ok = false
 		}
 		if ok && (best == nil || u.Peak[dt] > best.Peak[bestDt]) {
@@ -102,12 +103,13 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	return best, bestDt, nil
 }
 
-// unreadFormat returns a format of q's matrices that unit u's kernels do
-// not read, if there is one.
-func unreadFormat(u *hw.Unit, q workloads.Quant) (string, bool) {
-	for _, r := range []workloads.Role{workloads.RoleAttn, workloads.RoleFFN, workloads.RoleOutput} {
-		if f := q.Format(r).Name(); !u.ReadsFormat(f) {
-			return f, true
+// unreadFormat returns one of formats, those the model's matrices are
+// stored in (Model.MatrixFormats: for Q4_K_M both Q4_K and Q6_K), that
+// unit u's kernels do not read, if there is one.
+func unreadFormat(u *hw.Unit, formats []workloads.Format) (string, bool) {
+	for _, f := range formats {
+		if !u.ReadsFormat(f.Name()) {
+			return f.Name(), true
 		}
 	}
 	return "", false

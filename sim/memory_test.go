@@ -488,6 +488,59 @@ func TestUnitWeightFormats(t *testing.T) {
 	}
 }
 
+// TestUnitWeightFormatsOfAMix: a llama.cpp file type stores matrices in
+// several formats (Q4_K_M: Q4_K, and Q6_K for some attn_v, ffn_down and
+// the output matrix); a unit runs it only if it reads them all.
+func TestUnitWeightFormatsOfAMix(t *testing.T) {
+	for _, c := range []struct {
+		formats, quant, unit string
+		want                 string // the unit it ran on, or the error
+	}{
+		{"[Q4_0, Q8_0, F16]", "Q4_K_M", "", "gpu"},
+		{"[Q4_0, Q8_0, F16]", "Q4_K_M", "npu", "do not read Q4_K weights"},
+		{"[Q4_K, Q6_K]", "Q4_K_M", "", "npu"},
+		{"[Q4_K]", "Q4_K_M", "npu", "do not read Q6_K weights"},
+		{"[Q4_K]", "Q4_K_M,output=Q4_K", "npu", "do not read Q6_K weights"}, // attn_v and ffn_down of some layers
+		{"[Q4_K, Q6_K]", "Q4_K_M,attn=Q8_0", "", "gpu"},
+		{"[Q5_K, Q6_K]", "Q5_K_M", "", "npu"},
+		{"[Q4_0, Q6_K]", "Q4_0", "", "npu"},
+		{"[Q4_0]", "Q4_0", "npu", "do not read Q6_K weights"}, // the output matrix
+	} {
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: c.quant, prompt: 8, gen: 2, sets: []string{"units.npu.formats=" + c.formats}})
+		cfg.Unit = c.unit
+		r, err := Run(context.Background(), cfg)
+		got := ""
+		switch {
+		case err != nil:
+			got = err.Error()
+		default:
+			got = r.Unit
+		}
+		if !strings.Contains(got, c.want) || (err == nil) != (c.unit == "") {
+			t.Errorf("npu formats %s, %s, --unit %q: %s; want %s", c.formats, c.quant, c.unit, got, c.want)
+		}
+	}
+}
+
+// TestEfficiencyByFormatOfAMix: each matmul takes the efficiency of the
+// format its own weights are stored in. A slow q6_k kernel slows Q4_K_M,
+// whose attn_v and ffn_down are Q6_K in half the layers, far more than
+// Q4_0, whose only Q6_K is the output matrix, and Q8_0 not at all.
+func TestEfficiencyByFormatOfAMix(t *testing.T) {
+	slowdown := map[string]float64{}
+	for _, q := range []string{"Q4_K_M", "Q4_0", "Q8_0"} {
+		o := opts{chipSrc: minimalChip, quant: q, prompt: 16, gen: 4, fidelity: Analytic}
+		base := simulate(t, o)
+		o.sets = []string{"units.npu.gemv_efficiency_by={q6_k: 0.01}"}
+		slow := simulate(t, o)
+		slowdown[q] = *base.Decode.TokensPerS / *slow.Decode.TokensPerS
+	}
+	t.Logf("decode slowdown with a 1%% efficient q6_k GEMV: %v", slowdown)
+	if slowdown["Q8_0"] != 1 || slowdown["Q4_0"] <= 1 || slowdown["Q4_K_M"] < 2*slowdown["Q4_0"] {
+		t.Errorf("slowdowns %v: want none for Q8_0, some for Q4_0 and much more for Q4_K_M", slowdown)
+	}
+}
+
 func TestSustainedSession(t *testing.T) {
 	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 5, Prompt: 64, ContextLimit: 128}
 	cfg := configFor(t, opts{chip: "seed-c", model: "seed-moe-3b"})

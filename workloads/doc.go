@@ -21,21 +21,33 @@
 // # Quantisation
 //
 // ParseQuant reads "Q4_0", "Q8_0", "F16" (GGUF storage: 18 and 34 bytes per
-// block of 32, 2 bytes a weight), "INT8", "INT4", "W4A16" (bits/8 plus one
-// fp16 scale per group: "INT4@g128" is 0.5 + 2/128 bytes a weight) and per
-// role mixes ("Q4_0,attn=Q8_0", "attn=INT8,ffn=INT4"). Model.WeightBytes is
-// the stored size the way llama.cpp stores it: norms and biases in F32, the
-// router in F32, and for Q4_0 the output matrix in Q6_K — which makes Llama 2
-// 7B Q4_0 exactly llama-bench's 3825065984 bytes. (llama-quantize keeps
-// output.weight at Q8_0 for Q8_0 models, and conversion keeps F16 as F16.)
-// A tied embedding is one tensor stored as the output role says. A block
-// format whose block does not divide a row falls back (Q6_K to Q8_0, else
+// block of 32, 2 bytes a weight), the other GGUF block formats (Q4_1, Q5_0,
+// Q5_1, IQ4_NL per 32; Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_XS per 256, at 84,
+// 110, 144, 176, 210 and 136 bytes), "INT8", "INT4", "W4A16" (bits/8 plus
+// one fp16 scale per group: "INT4@g128" is 0.5 + 2/128 bytes a weight), per
+// role mixes ("Q4_0,attn=Q8_0", "attn=INT8,ffn=INT4") and llama.cpp's file
+// types: Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q3_K_S, Q3_K_M, Q3_K_L, Q2_K, IQ4_NL
+// and IQ4_XS, also by llama.cpp's names ("Q4_K - Medium"), alone or with role
+// overrides ("Q4_K_M,attn=Q8_0"). Model.WeightBytes is the stored size the
+// way llama.cpp stores it: norms and biases in F32, the router in F32, and
+// for every GGUF block default but Q8_0 the output matrix in Q6_K — which
+// makes Llama 2 7B Q4_0 exactly llama-bench's 3825065984 bytes. (llama-
+// quantize keeps output.weight at Q8_0 for Q8_0 models, and conversion
+// keeps F16 as F16.) A file type picks each tensor's format by name and
+// layer as llama-quantize's llama_tensor_get_type does: Q4_K_M stores attn_v
+// and ffn_down at Q6_K in the layers use_more_bits picks (16 of Llama 2 7B's
+// 32), and 8-expert models keep attn_v and attn_k at Q8_0 under every block
+// format; Llama 2 7B Q4_K_M is 4080263168 bytes, 0.018% under llama-bench's
+// 4081004544. A tied embedding is one tensor stored as the output role
+// says. A block format whose block does not divide a row falls back (Q4_K to
+// Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, Q2_K, Q3_K and IQ4_XS to IQ4_NL, then
 // F16), as llama-quantize does. Model.Tensors lists every tensor with its
-// final format and bytes.
+// final format and bytes; Model.MatrixFormats the formats a unit's matrix
+// kernels must read.
 //
 // Quant.ActDtype gives the activation type a role's matmuls take: int8 for
-// Q4_0, Q8_0, INT8 and INT4; fp16 for F16 and W4A16. The simulator then picks
-// the unit's best supported dtype at or above it.
+// the GGUF block formats, INT8 and INT4; fp16 for F16 and W4A16. The
+// simulator then picks the unit's best supported dtype at or above it.
 //
 // # Lowering
 //

@@ -67,7 +67,7 @@ func ExampleParseQuant() {
 	// INT4@g128            -> INT4@g128        attn 0.5156 B/weight, ffn 0.5156, output 0.5156, activations int8
 	// attn=INT8,ffn=INT4   -> INT8,ffn=INT4    attn 1.0625 B/weight, ffn 0.5625, output 1.0625, activations int8
 	// Q4_0,attn=Q8_0       -> Q4_0,attn=Q8_0   attn 1.0625 B/weight, ffn 0.5625, output 0.8203, activations int8
-	// "Q9_9" is not a quantisation: use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q6_K), optionally @gN, or a mix like attn=INT8,ffn=INT4
+	// "Q9_9" is not a quantisation: use F16, Q8_0, Q4_0, Q4_K_M, INT8, INT4, W4A16 (also BF16, F32, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; llama.cpp's file types Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, IQ4_NL, IQ4_XS), optionally @gN, or a mix like attn=INT8,ffn=INT4
 }
 
 func ExampleParseHFConfig() {

@@ -183,7 +183,7 @@ func Lower(m Model, q Quant, kv KVFormat, w Work) []Op {
 	if w.Tokens == 0 {
 		return nil
 	}
-	l := &lowering{m: m, kv: kv, w: w, ts: tensors{m, q}}
+	l := &lowering{m: m, kv: kv, w: w, ts: newTensors(m, q)}
 	l.ops = make([]Op, 0, 2+m.Layers*16+2)
 
 	emb := l.ts.embed()

@@ -3,6 +3,7 @@ package workloads
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -235,16 +236,32 @@ func (t Tensor) Elements() int64 { return int64(t.N)*int64(t.K) + int64(t.Bias) 
 
 // tensors builds Tensor values for one model and quantisation.
 type tensors struct {
-	m Model
-	q Quant
+	m  Model
+	q  Quant
+	at tensorAt // the model's part; make sets the layer
+}
+
+func newTensors(m Model, q Quant) tensors {
+	at := tensorAt{layers: m.Layers, gqa: 1}
+	if m.KVHeads > 0 {
+		at.gqa = m.Heads / m.KVHeads
+	}
+	if m.MoE != nil {
+		at.experts = m.MoE.Experts
+	}
+	return tensors{m, q, at}
 }
 
 func (ts tensors) make(name string, layer int, role Role, expert, n, k, bias int) Tensor {
-	f := ts.q.Format(role)
+	var f Format
 	if role == RoleEmbed && ts.m.TiedEmbeddings {
 		// One matrix serves both ends; llama-quantize treats token_embd as
 		// the output tensor when there is no separate output.weight.
 		f = ts.q.Format(RoleOutput)
+	} else {
+		at := ts.at
+		at.layer = layer
+		f = ts.q.tensorFormat(name, role, at)
 	}
 	f = fitRow(f, k)
 	return Tensor{
@@ -321,10 +338,17 @@ func sharedSuffix(s int) string { return ".s" + strconv.Itoa(s) }
 // q, in the order Lower reads them: token_embd; per block the attention
 // tensors, ffn_norm, the FFN (or router, experts e0.. and shared experts
 // s0..) and post-norms; output_norm; output (absent when tied: the output
-// matmul reads token_embd). Storage rules beyond Quant.Format: a tied
-// embedding is stored as the output role says; a GGUF block format whose
-// block does not divide a row falls back (Q6_K to Q8_0, else F16); norm
-// weights and biases are F32.
+// matmul reads token_embd). Storage rules beyond Quant.Format: a llama.cpp
+// file type picks formats by tensor name and layer as llama-quantize does
+// (Q4_K_M stores attn_v and ffn_down at Q6_K in the layers use_more_bits
+// picks; the layer of an expert's ffn_down.eN or a shared ffn_down.sN is
+// its block), and an 8-expert model keeps attn_v and attn_k at Q8_0 under
+// every GGUF block format; a role the spec names takes its format in every
+// tensor; a tied embedding is stored as the output role says; a GGUF block
+// format whose block does not divide a row falls back as llama-quantize
+// does (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, Q2_K, Q3_K and IQ4_XS to
+// IQ4_NL, and to F16 when that does not divide it either); norm weights and
+// biases are F32.
 func (m Model) Tensors(q Quant) []Tensor {
 	var out []Tensor
 	m.eachTensor(q, func(t Tensor) { out = append(out, t) })
@@ -333,7 +357,7 @@ func (m Model) Tensors(q Quant) []Tensor {
 
 // eachTensor visits the tensors of Tensors without collecting them.
 func (m Model) eachTensor(q Quant, visit func(Tensor)) {
-	ts := tensors{m, q}
+	ts := newTensors(m, q)
 	visit(ts.embed())
 	for il := 0; il < m.Layers; il++ {
 		for _, t := range ts.attn(il) {
@@ -402,6 +426,36 @@ func (m Model) WeightBytes(q Quant) float64 {
 	var b float64
 	m.eachTensor(q, func(t Tensor) { b += t.Bytes })
 	return b
+}
+
+// MatrixFormats lists the formats the model's matrices are stored in under
+// q, without repeats, in the order a forward pass's matmuls first read
+// them: the formats a unit's matrix kernels must read to run the model.
+// Every storage rule of Tensors counts, so Llama 2 7B under Q4_K_M is Q4_K
+// and Q6_K, under Q4_0 Q4_0 and Q6_K (the output matrix), and a row the
+// block does not divide adds its fallback. A tied embedding table counts as
+// the output matrix, which it is; an untied one is a row lookup, and router
+// and norm weights are not read by a unit's matrix kernels either.
+func (m Model) MatrixFormats(q Quant) []Format {
+	var out []Format
+	add := func(f Format) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	var tied []Format // token_embd, when tied
+	m.eachTensor(q, func(t Tensor) {
+		switch {
+		case t.Role == RoleAttn || t.Role == RoleFFN || t.Role == RoleOutput:
+			add(t.Format)
+		case t.Role == RoleEmbed && m.TiedEmbeddings:
+			tied = append(tied, t.Format) // read last, by the output matmul
+		}
+	})
+	for _, f := range tied {
+		add(f)
+	}
+	return out
 }
 
 // KVBytesPerToken is the KV-cache size of one token:

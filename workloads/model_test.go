@@ -12,6 +12,9 @@ func TestWeightBytesAgainstLlamaBench(t *testing.T) {
 	// Llama 2 7B tensors: 6738149376 matrix weights of which 131072000 are
 	// output.weight and 131072000 token_embd; 266240 norm weights (F32).
 	const matrices, output, norms = 6738149376, 131072000, 266240
+	// Q4_K_M stores attn_v and ffn_down at Q6_K in the 16 layers
+	// use_more_bits picks: 16 × (4096×4096 + 4096×11008) weights.
+	const bumped = 16 * (4096*4096 + 4096*11008)
 	for _, tc := range []struct {
 		quant string
 		exact float64 // our hand count of the same rules
@@ -25,6 +28,8 @@ func TestWeightBytesAgainstLlamaBench(t *testing.T) {
 			"output stays Q8_0 (Q6_K would be 0.45% low); the remaining 0.01% is not explained"},
 		{"F16", matrices*2 + norms*4, 13476839424, 0.0001,
 			"llama-bench 13.5 GB; we are 0.004% above"},
+		{"Q4_K_M", (matrices-output-bumped)*144.0/256 + (bumped+output)*210.0/256 + norms*4, 4081004544, 0.001,
+			"llama 7B Q4_K - Medium; token_embd Q4_K, output Q6_K; we are 0.018% below"},
 	} {
 		got := m.WeightBytes(mustQuant(t, tc.quant))
 		if got != tc.exact {
@@ -209,6 +214,61 @@ func TestTensorStorageRules(t *testing.T) {
 	ts = q.Tensors(Quant{})
 	if k, _ := find(ts, "blk.0.attn_k"); k.Bias != 512 || k.Bytes != 512*3584*2+512*4 {
 		t.Errorf("qwen2.5 attn_k = %+v, want a 512-element F32 bias", k)
+	}
+}
+
+// tensorNamed finds a tensor of a Tensors list by name.
+func tensorNamed(t testing.TB, ts []Tensor, name string) Tensor {
+	t.Helper()
+	for _, x := range ts {
+		if x.Name == name {
+			return x
+		}
+	}
+	t.Fatalf("no tensor %s", name)
+	return Tensor{}
+}
+
+// TestRowFitFallbacks: a row the 256 block does not divide is stored as
+// llama-quantize falls back, and at F16 when the fallback's block of 32
+// does not divide it either.
+func TestRowFitFallbacks(t *testing.T) {
+	for _, tc := range []struct {
+		f    string
+		k    int
+		want string
+	}{
+		{"Q2_K", 896, "IQ4_NL"}, {"Q3_K", 896, "IQ4_NL"}, {"IQ4_XS", 896, "IQ4_NL"},
+		{"Q4_K", 896, "Q5_0"}, {"Q5_K", 896, "Q5_1"}, {"Q6_K", 896, "Q8_0"},
+		{"Q4_K", 1000, "F16"}, {"Q6_K", 1000, "F16"}, {"Q2_K", 1000, "F16"},
+		{"Q4_K", 4864, "Q4_K"}, {"Q4_0", 96, "Q4_0"}, {"Q4_1", 100, "F16"},
+		{"INT4", 100, "INT4"}, {"F16", 7, "F16"},
+	} {
+		f, ok, err := parseFormat(tc.f, false)
+		if !ok || err != nil {
+			t.Fatalf("parseFormat(%s): %v, %v", tc.f, ok, err)
+		}
+		if got := fitRow(f, tc.k).String(); got != tc.want {
+			t.Errorf("%s rows of %d stored as %s, want %s", tc.f, tc.k, got, tc.want)
+		}
+	}
+	// In a model: Qwen2.5-0.5B's width 896 is 3.5 blocks of 256; its
+	// FFN (4864) is 19. The tied embedding is the output matrix: Q6_K,
+	// which falls back to Q8_0.
+	m := Model{Name: "qwen2.5-0.5b", Layers: 24, Hidden: 896, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, TiedEmbeddings: true, MaxContext: 32768, QKVBias: true}
+	ts := m.Tensors(mustQuant(t, "Q4_K_M"))
+	for name, want := range map[string]string{
+		"token_embd":     "Q8_0", // output rule, 896 % 256 != 0
+		"blk.0.attn_q":   "Q5_0", // K = 896
+		"blk.0.attn_v":   "Q8_0", // Q6_K (use_more_bits)
+		"blk.3.attn_v":   "Q5_0",
+		"blk.0.ffn_up":   "Q5_0",
+		"blk.0.ffn_down": "Q6_K", // K = 4864
+		"blk.3.ffn_down": "Q4_K",
+	} {
+		if got := tensorNamed(t, ts, name).Format.String(); got != want {
+			t.Errorf("qwen2.5-0.5b Q4_K_M: %s stored as %s, want %s", name, got, want)
+		}
 	}
 }
 

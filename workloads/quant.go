@@ -44,11 +44,16 @@ const (
 	fmtF32
 	fmtQ8_0
 	fmtQ4_0
-	fmtQ6_K
 	fmtQ4_1
 	fmtQ5_0
 	fmtQ5_1
 	fmtIQ4NL
+	fmtQ2_K
+	fmtQ3_K
+	fmtQ4_K
+	fmtQ5_K
+	fmtQ6_K
+	fmtIQ4XS
 	fmtINT8
 	fmtINT4
 	fmtW4A16
@@ -71,27 +76,55 @@ type formatInfo struct {
 	act        dtype.Dtype
 	weights    bool // accepted by ParseQuant
 	kv         bool // accepted by ParseKVFormat
+	// fallback is what llama-quantize stores a row in when the block does
+	// not divide it (the zero kind, F16, unless given).
+	fallback formatKind
 }
 
 // formats is the storage table. Block sizes and bytes are ggml's
-// (ggml/src/ggml-common.h): Q4_0 = fp16 scale + 32 nibbles = 18 bytes,
-// Q8_0 = fp16 scale + 32 int8 = 34, Q6_K = 210 bytes per 256,
-// Q4_1 = 20, Q5_0 = 22, Q5_1 = 24, IQ4_NL = 18 bytes per 32.
+// (ggml/src/ggml-common.h, the block_* structs): per 32 elements, Q4_0 and
+// IQ4_NL = fp16 scale + 16 bytes of nibbles = 18, Q4_1 = scale + min + 16 =
+// 20, Q5_0 = scale + 4 bytes of fifth bits + 16 = 22, Q5_1 = 24, Q8_0 =
+// scale + 32 int8 = 34; per 256-element super-block, Q2_K = 16 bytes of
+// scales and mins + 64 of 2-bit quants + fp16 d and dmin = 84, Q3_K = 32
+// bytes of high bits + 64 + 12 of scales + d = 110, Q4_K = d, dmin + 12 + 128
+// = 144, Q5_K = 4 + 12 + 32 + 128 = 176, Q6_K = 128 + 64 + 16 + d = 210,
+// IQ4_XS = d + 2 + 4 bytes of scales + 128 = 136. The fallbacks for rows the
+// 256 block does not divide are llama-quantize's (src/llama-quant.cpp,
+// llama_tensor_get_type): Q2_K, Q3_K, IQ4_XS to IQ4_NL, Q4_K to Q5_0, Q5_K
+// to Q5_1, Q6_K to Q8_0; any 32-block format to F16.
 var formats = [numFormats]formatInfo{
 	fmtF16:   {name: "F16", bits: 16, act: dtype.FP16, weights: true, kv: true},
 	fmtBF16:  {name: "BF16", bits: 16, act: dtype.BF16, weights: true, kv: true},
 	fmtF32:   {name: "F32", bits: 32, act: dtype.FP32, weights: true, kv: true},
-	fmtQ8_0:  {name: "Q8_0", block: 32, blockBytes: 34, act: dtype.INT8, weights: true, kv: true},
-	fmtQ4_0:  {name: "Q4_0", block: 32, blockBytes: 18, act: dtype.INT8, weights: true, kv: true},
-	fmtQ6_K:  {name: "Q6_K", block: 256, blockBytes: 210, act: dtype.INT8, weights: true},
-	fmtQ4_1:  {name: "Q4_1", block: 32, blockBytes: 20, act: dtype.INT8, kv: true},
-	fmtQ5_0:  {name: "Q5_0", block: 32, blockBytes: 22, act: dtype.INT8, kv: true},
-	fmtQ5_1:  {name: "Q5_1", block: 32, blockBytes: 24, act: dtype.INT8, kv: true},
-	fmtIQ4NL: {name: "IQ4_NL", block: 32, blockBytes: 18, act: dtype.INT8, kv: true},
+	fmtQ8_0:  block32("Q8_0", 34),
+	fmtQ4_0:  block32("Q4_0", 18),
+	fmtQ4_1:  block32("Q4_1", 20),
+	fmtQ5_0:  block32("Q5_0", 22),
+	fmtQ5_1:  block32("Q5_1", 24),
+	fmtIQ4NL: block32("IQ4_NL", 18),
+	fmtQ2_K:  kQuant("Q2_K", 84, fmtIQ4NL),
+	fmtQ3_K:  kQuant("Q3_K", 110, fmtIQ4NL),
+	fmtQ4_K:  kQuant("Q4_K", 144, fmtQ5_0),
+	fmtQ5_K:  kQuant("Q5_K", 176, fmtQ5_1),
+	fmtQ6_K:  kQuant("Q6_K", 210, fmtQ8_0),
+	fmtIQ4XS: kQuant("IQ4_XS", 136, fmtIQ4NL),
 	fmtINT8:  {name: "INT8", bits: 8, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtINT4:  {name: "INT4", bits: 4, grouped: true, act: dtype.INT8, weights: true, kv: true},
 	fmtW4A16: {name: "W4A16", bits: 4, grouped: true, act: dtype.FP16, weights: true},
 	fmtFP8:   {name: "FP8", bits: 8, act: dtype.FP8, kv: true},
+}
+
+// block32 is a GGUF format of 32-element blocks: a weight and KV-cache
+// type, int8 activations.
+func block32(name string, bytes int) formatInfo {
+	return formatInfo{name: name, block: 32, blockBytes: bytes, act: dtype.INT8, weights: true, kv: true}
+}
+
+// kQuant is a GGUF format of 256-element super-blocks (K-quants, IQ4_XS): a
+// weight type only, int8 activations, with llama-quantize's fallback.
+func kQuant(name string, bytes int, fallback formatKind) formatInfo {
+	return formatInfo{name: name, block: 256, blockBytes: bytes, act: dtype.INT8, weights: true, fallback: fallback}
 }
 
 // formatAliases are other spellings people use for the same storage.
@@ -111,7 +144,6 @@ type Format struct {
 var (
 	formatF16  = Format{kind: fmtF16}
 	formatF32  = Format{kind: fmtF32}
-	formatQ8_0 = Format{kind: fmtQ8_0}
 	formatQ6_K = Format{kind: fmtQ6_K}
 )
 
@@ -181,17 +213,14 @@ func (f Format) String() string {
 }
 
 // fitRow is the format llama.cpp actually uses for rows of k elements: a
-// block format whose block does not divide the row falls back (Q6_K to
-// Q8_0, as llama-quantize does; anything else to F16).
+// block format whose block does not divide the row falls back as
+// llama-quantize does (Q4_K to Q5_0, Q6_K to Q8_0, ...; see formats), and
+// to F16 when that block does not divide it either.
 func fitRow(f Format, k int) Format {
-	b := f.info().block
-	if b == 0 || k%b == 0 {
-		return f
+	for b := f.info().block; b > 0 && k%b != 0; b = f.info().block {
+		f = Format{kind: f.info().fallback}
 	}
-	if f.kind == fmtQ6_K && k%32 == 0 {
-		return formatQ8_0
-	}
-	return formatF16
+	return f
 }
 
 // parseFormat reads NAME or NAME@gN (case-insensitive). ok says whether the
@@ -242,10 +271,13 @@ func parseFormat(s string, kv bool) (f Format, ok bool, err error) {
 }
 
 // Quant is a weight quantisation: a default format plus optional formats per
-// role. The zero Quant is F16 everywhere. Quants are comparable with ==;
-// ParseQuant normalises, so equal specs give equal values.
+// role, and optionally a llama.cpp file type whose rules choose formats
+// tensor by tensor (Q4_K_M). The zero Quant is F16 everywhere. Quants are
+// comparable with ==; ParseQuant normalises, so equal specs give equal
+// values.
 type Quant struct {
 	base Format
+	ft   fileType // ftNone unless the default was given as a file type
 	role [len(quantRoles)]roleFormat
 }
 
@@ -254,23 +286,40 @@ type roleFormat struct {
 	f   Format
 }
 
-const quantForms = "use F16, Q8_0, Q4_0, INT8, INT4, W4A16 (also BF16, F32, Q6_K), optionally @gN, or a mix like attn=INT8,ffn=INT4"
+const quantForms = "use F16, Q8_0, Q4_0, Q4_K_M, INT8, INT4, W4A16 (also BF16, F32, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; " +
+	"llama.cpp's file types Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, Q4_K_S, Q4_K_M, Q5_K_S, Q5_K_M, IQ4_NL, IQ4_XS), optionally @gN, or a mix like attn=INT8,ffn=INT4"
 
 // ParseQuant reads a quantisation spec.
 //
 // A spec is a comma-separated list. An element is a format — F16, Q8_0,
-// Q4_0, INT8 (W8A8), INT4 (W4A8), W4A16, and also BF16, F32, Q6_K; names are
-// case-insensitive — or ROLE=FORMAT with ROLE one of attn, ffn, embed,
-// output. INT8, INT4 and W4A16 take @gN for the scale group size (default
-// 32): "INT4@g128".
+// Q4_0, INT8 (W8A8), INT4 (W4A8), W4A16, and also BF16, F32, the GGUF block
+// formats Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_XS;
+// names are case-insensitive — or ROLE=FORMAT with ROLE one of attn, ffn,
+// embed, output. INT8, INT4 and W4A16 take @gN for the scale group size
+// (default 32): "INT4@g128".
+//
+// The element without ROLE= may instead be a llama.cpp file type, the mix
+// llama-quantize writes: Q4_K_M, Q4_K_S, Q5_K_M, Q5_K_S, Q3_K_S, Q3_K_M,
+// Q3_K_L, Q2_K, IQ4_NL, IQ4_XS, also as llama.cpp names them in llama-bench's
+// model_type ("Q4_K - Medium", "IQ4_XS - 4.25 bpw"). Its rules pick the
+// format of each tensor by name and layer (see Model.Tensors). Where a name
+// is both (Q2_K, IQ4_NL, IQ4_XS), the default is the file type and ROLE=
+// takes the single format: "Q2_K" is llama.cpp's Q2_K mix, "attn=Q2_K"
+// stores all attention at Q2_K. Plain "Q4_K", "Q5_K" and "Q3_K" are single
+// formats everywhere (llama-quantize's command line reads them as Q4_K_M,
+// Q5_K_M and Q3_K_M: write those for the mix).
 //
 // The rule for roles not named: a bare element (at most one) is the default
 // for them; without a bare element the first element's format is the
 // default. So "Q4_0,attn=Q8_0" is Q8_0 attention and Q4_0 elsewhere, and
-// "attn=INT8,ffn=INT4" stores embeddings and the output matrix in INT8.
+// "attn=INT8,ffn=INT4" stores embeddings and the output matrix in INT8. A
+// named role takes its format in every tensor, whatever a file type's rules
+// say: "Q4_K_M,attn=Q8_0" stores all attention at Q8_0 and the FFN as
+// Q4_K_M does.
 //
 // The output matrix follows llama.cpp's convention unless output= is given:
-// when the default is Q4_0 it is stored at Q6_K (see Quant.Format).
+// when the default is a GGUF block format other than Q8_0 it is stored at
+// Q6_K (see Quant.Format).
 func ParseQuant(spec string) (Quant, error) {
 	elems := strings.Split(spec, ",")
 	var q Quant
@@ -285,7 +334,15 @@ func ParseQuant(spec string) (Quant, error) {
 		if !named {
 			src = el
 		}
+		ft, isType := parseFileType(src)
 		f, ok, err := parseFormat(src, false)
+		switch {
+		case !named && isType:
+			f, ok, err = Format{kind: fileTypes[ft].base}, true, nil
+		case named && isType && !ok:
+			return Quant{}, fmt.Errorf("%q is a llama.cpp file type, which picks formats tensor by tensor for the whole model: give it without ROLE=, e.g. \"%s,attn=Q8_0\"%s",
+				strings.TrimSpace(src), fileTypes[ft].name, where)
+		}
 		if err != nil {
 			return Quant{}, fmt.Errorf("%w%s", err, where)
 		}
@@ -300,6 +357,9 @@ func ParseQuant(spec string) (Quant, error) {
 				return Quant{}, fmt.Errorf("%q has two default formats: give at most one element without ROLE=", spec)
 			}
 			q.base, haveBase = f, true
+			if isType {
+				q.ft = ft
+			}
 			continue
 		}
 		r := Role(strings.ToLower(strings.TrimSpace(roleName)))
@@ -313,37 +373,49 @@ func ParseQuant(spec string) (Quant, error) {
 		q.role[i] = roleFormat{set: true, f: f}
 	}
 	if !haveBase {
+		// A default named like a file type is that file type, given as a
+		// bare element or not, so that String's bare default reads back.
 		q.base = first
+		if ft, ok := parseFileType(first.String()); ok {
+			q.ft = ft
+		}
 	}
 	// Drop role formats equal to what the role gets anyway, so that equal
-	// quantisations compare equal and print the same.
+	// quantisations compare equal and print the same. A role some rule
+	// stores in another format in some model keeps its format: naming it
+	// overrides the rule.
 	for i, r := range quantRoles {
-		if q.role[i].set && q.role[i].f == q.implicit(r) {
+		if q.role[i].set && q.role[i].f == q.implicit(r) && !q.ruled(r) {
 			q.role[i] = roleFormat{}
 		}
 	}
 	return q, nil
 }
 
-// implicit is the format of a role that the spec does not name.
+// implicit is the format of a role that the spec does not name, rules
+// aside.
 func (q Quant) implicit(r Role) Format {
-	if r == RoleOutput && q.base.kind == fmtQ4_0 {
-		// llama-quantize stores output.weight at Q6_K for every type but
-		// Q8_0 (llama_tensor_get_type); Q8_0 and float models keep theirs.
+	if r == RoleOutput && q.base.Block() && q.base.kind != fmtQ8_0 {
+		// llama-quantize stores output.weight at Q6_K for every quantised
+		// type but Q8_0 (llama_tensor_get_type); Q8_0 and float models keep
+		// theirs.
 		return formatQ6_K
 	}
 	return q.base
 }
 
-// Base is the default format: the one every role takes unless named.
+// Base is the default format: the one every role takes unless named — for
+// a llama.cpp file type its default type (Q4_K for Q4_K_M).
 func (q Quant) Base() Format { return q.base }
 
 // Format is the storage of the weights of role r, model aside: the role's
 // own format if the spec names it, else the default — except that the
-// output matrix of a Q4_0 model is Q6_K, as llama.cpp stores it (Q8_0 and
-// F16 models keep their format there). Router and norm weights are F32. A
-// model may still change this for a tied embedding or a row length the block
-// does not divide (Model.Tensors has the final word).
+// output matrix of a model whose default is a GGUF block format other than
+// Q8_0 is Q6_K, as llama.cpp stores it (Q8_0 and F16 models keep their
+// format there). Router and norm weights are F32. A model may still change
+// this tensor by tensor: a llama.cpp file type's rules (attn_v of Q4_K_M),
+// a tied embedding, a row length the block does not divide (Model.Tensors
+// has the final word).
 func (q Quant) Format(r Role) Format {
 	switch r {
 	case RoleRouter, RoleNorm:
@@ -363,16 +435,20 @@ func (q Quant) Format(r Role) Format {
 func (q Quant) BytesPerWeight(r Role) float64 { return q.Format(r).BytesPerWeight() }
 
 // ActDtype is the activation type matmuls on role r's weights take: fp16 for
-// F16 and W4A16, int8 for INT8, INT4, Q8_0 and Q4_0. A unit runs them at its
-// best supported dtype at or above it.
+// F16 and W4A16, int8 for INT8, INT4 and every GGUF block format. A unit
+// runs them at its best supported dtype at or above it.
 func (q Quant) ActDtype(r Role) dtype.Dtype { return q.Format(r).ActDtype() }
 
-// String is the canonical spec: the default format, then the roles that
-// differ from it in the order attn, ffn, embed, output. It round-trips
-// through ParseQuant.
+// String is the canonical spec: the default format or file type, then the
+// roles that differ from it in the order attn, ffn, embed, output. It
+// round-trips through ParseQuant.
 func (q Quant) String() string {
 	var b strings.Builder
-	b.WriteString(q.base.String())
+	if q.ft != ftNone {
+		b.WriteString(fileTypes[q.ft].name)
+	} else {
+		b.WriteString(q.base.String())
+	}
 	for i, r := range quantRoles {
 		if q.role[i].set {
 			fmt.Fprintf(&b, ",%s=%s", r, q.role[i].f)

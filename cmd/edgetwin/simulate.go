@@ -30,7 +30,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.soc, "soc", hw.DefaultChip, "catalog chip id or a chip YAML file")
 	fl.StringVar(&f.model, "model", workloads.DefaultModel, "catalog model id, a model YAML file, or a Hugging Face config.json")
-	fl.StringVar(&f.quant, "quant", "Q4_0", "weight quantisation: F16, Q8_0, Q4_0, INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
+	fl.StringVar(&f.quant, "quant", "Q4_0", "weight quantisation: F16, Q8_0, Q4_0, a llama.cpp file type (Q4_K_M, Q5_K_M, Q3_K_M, IQ4_XS, ...), INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
 	fl.StringVar(&f.kv, "kv-dtype", "F16", "KV-cache element type (F16, Q8_0, Q4_0, INT8, ...)")
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
