@@ -500,9 +500,13 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{base},
 			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4}
 		if r.Kind != KindGEMV && r.Kind != KindGEMM {
-			for _, f := range matrixFormats(q) {
-				if f != base && !slices.Contains(inf.others, f) {
-					inf.others = append(inf.others, f)
+			m, err := fast.model(r.Model)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range m.MatrixFormats(q) {
+				if n := strings.ToLower(f.Name()); n != base {
+					inf.others = append(inf.others, n)
 				}
 			}
 		}
@@ -740,16 +744,4 @@ func (e *InputError) Error() string { return e.Msg }
 func IsInputError(err error) bool {
 	var ie *InputError
 	return errors.As(err, &ie)
-}
-
-// matrixFormats are the storage formats of q's matrices, lower case:
-// attention, FFN and output.
-func matrixFormats(q workloads.Quant) []string {
-	var out []string
-	for _, r := range []workloads.Role{workloads.RoleAttn, workloads.RoleFFN, workloads.RoleOutput} {
-		if f := strings.ToLower(q.Format(r).Name()); !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
