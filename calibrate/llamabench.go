@@ -22,13 +22,12 @@ type ImportOptions struct {
 	// SoC is the chip (catalog id or chip file path), required; SoCDigest
 	// is the chip file's [Digest], empty for a catalog id.
 	SoC, SoCDigest string
-	// Model, when set, is the model of every row (catalog id or model
-	// file) instead of the catalog model matched by model_n_params. Rows
-	// whose model_n_params is more than 1% off the model's parameter count
-	// are skipped: ModelParams gives that count for a model file; for a
-	// catalog id it is looked up.
-	Model       string
-	ModelParams int64
+	// Models, when given, are the models the rows ran (catalog ids or
+	// model files) instead of the catalog model matched by model_n_params.
+	// One is the model of every row, and a row whose model_n_params is more
+	// than 1% off its parameter count is skipped; of several, each row
+	// takes the one closest to its model_n_params, within 1%.
+	Models []ModelRef
 	// Quant, when set, is the quantisation of every row (a
 	// workloads.ParseQuant spec) instead of the one read from model_type.
 	Quant string
@@ -219,8 +218,10 @@ var catalogParams = sync.OnceValue(func() map[string]int64 {
 
 // matchModel is the catalog model whose parameter count is closest to n,
 // if within paramTolerance.
-func matchModel(n int64) (string, bool) {
-	params := catalogParams()
+func matchModel(n int64) (string, bool) { return closest(n, catalogParams()) }
+
+// closest is the key of params whose count is nearest n, within 1%.
+func closest(n int64, params map[string]int64) (string, bool) {
 	best, bestErr := "", math.Inf(1)
 	for _, id := range sortedKeys(params) {
 		p := float64(params[id])
@@ -231,15 +232,23 @@ func matchModel(n int64) (string, bool) {
 	return best, best != ""
 }
 
+// ModelRef is a model an import may map rows to: a catalog id or a model
+// file, and its parameter count (0: looked up for a catalog id, unknown
+// for a file).
+type ModelRef struct {
+	Ref    string
+	Params int64
+}
+
 type mapper struct {
-	name        string
-	opts        ImportOptions
-	quant       string // canonical opts.Quant
-	modelParams int64  // of opts.Model, when known
+	name   string
+	opts   ImportOptions
+	quant  string     // canonical opts.Quant
+	models []ModelRef // opts.Models, with the catalog's counts filled in
 }
 
 func newMapper(name string, opts ImportOptions) (*mapper, error) {
-	m := &mapper{name: name, opts: opts, modelParams: opts.ModelParams}
+	m := &mapper{name: name, opts: opts}
 	if strings.TrimSpace(opts.SoC) == "" {
 		return nil, &spec.Error{File: name, Msg: "no chip given: records need the chip they were measured on (--soc ID|FILE)"}
 	}
@@ -255,10 +264,43 @@ func newMapper(name string, opts ImportOptions) (*mapper, error) {
 		}
 		m.quant = q.String()
 	}
-	if opts.Model != "" && m.modelParams == 0 {
-		m.modelParams = catalogParams()[opts.Model]
+	for _, mr := range opts.Models {
+		if mr.Params == 0 {
+			mr.Params = catalogParams()[mr.Ref]
+		}
+		if len(opts.Models) > 1 && mr.Params == 0 {
+			return nil, &spec.Error{File: "--model", Msg: fmt.Sprintf("%s: its parameter count is not known, and with several models each row is matched by it", mr.Ref)}
+		}
+		m.models = append(m.models, mr)
 	}
 	return m, nil
+}
+
+// modelOf is the given model a row of params parameters ran (hasParams:
+// the row gives them), or the reason none fits.
+func (m *mapper) modelOf(params int64, hasParams bool) (string, string) {
+	if len(m.models) == 1 {
+		mr := m.models[0]
+		if hasParams && mr.Params > 0 {
+			if e := math.Abs(float64(params)-float64(mr.Params)) / float64(mr.Params); e > paramTolerance {
+				return "", fmt.Sprintf("model_n_params %d is not the %d parameters of --model %s (more than 1%% apart)", params, mr.Params, mr.Ref)
+			}
+		}
+		return mr.Ref, ""
+	}
+	given := map[string]int64{}
+	var names []string
+	for _, mr := range m.models {
+		given[mr.Ref] = mr.Params
+		names = append(names, fmt.Sprintf("%s (%d)", mr.Ref, mr.Params))
+	}
+	if !hasParams || params == 0 {
+		return "", "no model_n_params to tell the given models apart by"
+	}
+	if ref, ok := closest(params, given); ok {
+		return ref, ""
+	}
+	return "", fmt.Sprintf("model_n_params %d is within 1%% of none of the given models: %s", params, strings.Join(names, ", "))
 }
 
 func (m *mapper) mapRows(rows []benchRow, skips []Skip) ([]Record, []Skip, error) {
@@ -458,14 +500,14 @@ func (m *mapper) record(r benchRow) (Record, string) {
 	}
 	params, hasParams, err := r.count("model_n_params")
 	if err != nil {
-		if m.opts.Model == "" {
+		if len(m.models) == 0 {
 			return Record{}, err.Error() + "; give --model"
 		}
 		notes = append(notes, err.Error()+"; ignored")
 		hasParams = false
 	}
-	model := m.opts.Model
-	if model == "" {
+	var model string
+	if len(m.models) == 0 {
 		if !hasParams || params == 0 {
 			return Record{}, "no model_n_params to find the catalog model by; give --model"
 		}
@@ -474,9 +516,10 @@ func (m *mapper) record(r benchRow) (Record, string) {
 			return Record{}, fmt.Sprintf("no catalog model with %d parameters (within 1%%); give --model", params)
 		}
 		model = id
-	} else if hasParams && m.modelParams > 0 {
-		if e := math.Abs(float64(params)-float64(m.modelParams)) / float64(m.modelParams); e > paramTolerance {
-			return Record{}, fmt.Sprintf("model_n_params %d is not the %d parameters of --model %s (more than 1%% apart)", params, m.modelParams, model)
+	} else {
+		var why string
+		if model, why = m.modelOf(params, hasParams); why != "" {
+			return Record{}, why
 		}
 	}
 

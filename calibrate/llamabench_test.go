@@ -216,7 +216,7 @@ func checkSkips(t *testing.T, name string, skips []Skip, want []string) {
 }
 
 func TestImportOverrides(t *testing.T) {
-	recs, skips := importFile(t, "m2.json", ImportOptions{SoC: "my-m2.yaml", SoCDigest: Digest([]byte("chip")), Model: "llama-2-7b", Quant: "q4_0"})
+	recs, skips := importFile(t, "m2.json", ImportOptions{SoC: "my-m2.yaml", SoCDigest: Digest([]byte("chip")), Models: []ModelRef{{Ref: "llama-2-7b"}}, Quant: "q4_0"})
 	if len(recs) != 6 || len(skips) != 0 {
 		t.Fatalf("%d records, skips %v", len(recs), skips)
 	}
@@ -227,22 +227,41 @@ func TestImportOverrides(t *testing.T) {
 	}
 
 	// A model file with no known size takes every row.
-	recs, _ = importFile(t, "skips.jsonl", ImportOptions{SoC: "apple-m2", Model: "llama-2-13b.yaml", Quant: "Q4_0"})
+	recs, _ = importFile(t, "skips.jsonl", ImportOptions{SoC: "apple-m2", Models: []ModelRef{{Ref: "llama-2-13b.yaml"}}, Quant: "Q4_0"})
 	if len(recs) != 3 || recs[0].Model != "llama-2-13b.yaml" || recs[2].Model != "llama-2-13b.yaml" {
 		t.Errorf("model file: %+v", recs)
 	}
 
 	// A model of another size does not take rows it cannot be.
-	recs, skips = importFile(t, "m2.json", ImportOptions{SoC: "apple-m2", Model: "llama-3.2-1b"})
+	recs, skips = importFile(t, "m2.json", ImportOptions{SoC: "apple-m2", Models: []ModelRef{{Ref: "llama-3.2-1b"}}})
 	if len(recs) != 0 || len(skips) != 6 {
 		t.Fatalf("%d records, %d skips", len(recs), len(skips))
 	}
 	if want := "model_n_params 6738415616 is not the 1235814400 parameters of --model llama-3.2-1b (more than 1% apart)"; skips[0].Reason != want {
 		t.Errorf("reason %q, want %q", skips[0].Reason, want)
 	}
-	recs, _ = importFile(t, "skips.jsonl", ImportOptions{SoC: "apple-m2", Model: "llama-2-13b.yaml", ModelParams: 13015864320, Quant: "Q4_0"})
+	recs, _ = importFile(t, "skips.jsonl", ImportOptions{SoC: "apple-m2", Models: []ModelRef{{Ref: "llama-2-13b.yaml", Params: 13015864320}}, Quant: "Q4_0"})
 	if len(recs) != 1 || recs[0].Kind != KindDecode || recs[0].Value != 12.1 {
 		t.Errorf("model file with parameters: %+v", recs)
+	}
+
+	// Of several models, each row takes the one its parameter count
+	// matches; a row matching none is skipped, naming them.
+	several := []ModelRef{{Ref: "llama-3.2-1b"}, {Ref: "big.yaml", Params: 6738415616}, {Ref: "llama-3.2-3b"}}
+	recs, skips = importFile(t, "m2.json", ImportOptions{SoC: "apple-m2", Models: several})
+	if len(recs) != 6 || len(skips) != 0 || recs[0].Model != "big.yaml" || recs[5].Model != "big.yaml" {
+		t.Errorf("several models: %d records (first %q), skips %v", len(recs), recs[0].Model, skips)
+	}
+	recs, skips = importFile(t, "m2.json", ImportOptions{SoC: "apple-m2", Models: several[:1]})
+	if len(recs) != 0 || len(skips) != 6 {
+		t.Fatalf("%d records, %d skips", len(recs), len(skips))
+	}
+	recs, skips = importFile(t, "m2.json", ImportOptions{SoC: "apple-m2", Models: []ModelRef{several[0], several[2]}})
+	if want := "model_n_params 6738415616 is within 1% of none of the given models: llama-3.2-1b (1235814400), llama-3.2-3b (3212749824)"; len(recs) != 0 || len(skips) != 6 || skips[0].Reason != want {
+		t.Errorf("%d records; reason %q, want %q", len(recs), skips[0].Reason, want)
+	}
+	if _, _, err := Import("m2.json", nil, ImportOptions{SoC: "apple-m2", Models: []ModelRef{several[0], {Ref: "unknown.yaml"}}}); err == nil || !strings.Contains(err.Error(), "unknown.yaml: its parameter count is not known") {
+		t.Errorf("several models, one of unknown size: %v", err)
 	}
 }
 

@@ -27,7 +27,8 @@ thermal network to a measured time series.`,
 }
 
 func newCalibrateImport() *cobra.Command {
-	var soc, model, quant, out string
+	var soc, quant, out string
+	var models []string
 	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Turn llama-bench output (JSON, JSONL, CSV or Markdown) into records",
@@ -36,15 +37,17 @@ row measured on the chip --soc names: a pp row is a prefill record, a tg row a
 decode record. The model comes from the row's parameter count and the quant
 from its model type, unless --model and --quant say otherwise. Rows that cannot
 be mapped are listed with the reason on stderr; the records are written to -o
-one by one, so nothing already imported is lost.`,
+one by one, so nothing already imported is lost. Given several --model, each
+row takes the one whose parameter count is within 1% of its model_n_params.`,
 		Example: `  edgetwin calibrate import bench.json --soc apple-m2 -o m2.jsonl
-  edgetwin calibrate import results.md --soc my-board.yaml --model llama-3.2-1b --quant Q4_0 -o board.jsonl`,
+  edgetwin calibrate import results.md --soc my-board.yaml --model llama-3.2-1b --quant Q4_0 -o board.jsonl
+  edgetwin calibrate import bench.jsonl --soc rk3588 --model qwen/config.json --model phi/config.json -o board.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if soc == "" || out == "" {
 				return inputErrorf("calibrate import needs --soc (the chip the rows were measured on) and -o (the records file)")
 			}
-			opts := calibrate.ImportOptions{SoC: soc, Model: model, Quant: quant}
+			opts := calibrate.ImportOptions{SoC: soc, Quant: quant}
 			if _, ok := hw.ChipSource(soc); !ok {
 				data, err := spec.ReadFile(soc, "chip")
 				if err != nil {
@@ -55,16 +58,13 @@ one by one, so nothing already imported is lost.`,
 				}
 				opts.SoCDigest = calibrate.Digest(data)
 			}
-			if model != "" {
-				m, err := workloads.LoadModel(model, nil)
+			for _, ref := range models {
+				m, err := workloads.LoadModel(ref, nil)
 				if err != nil {
 					return inputErr(err)
 				}
-				opts.ModelParams = m.Params()
+				opts.Models = append(opts.Models, calibrate.ModelRef{Ref: ref, Params: m.Params()})
 			}
-			// Chip and model files are named from where the records go,
-			// so the records file can be read from anywhere.
-			opts.SoC, opts.Model = calibrate.PathFrom(out, soc), calibrate.PathFrom(out, model)
 			var all []calibrate.Record
 			var skipped []calibrate.Skip
 			for _, f := range files {
@@ -77,6 +77,11 @@ one by one, so nothing already imported is lost.`,
 					return inputErr(err)
 				}
 				all, skipped = append(all, recs...), append(skipped, skips...)
+			}
+			// Chip and model files are named from where the records go,
+			// so the records file reads the same from anywhere.
+			for i := range all {
+				all[i].SoC, all[i].Model = calibrate.PathFrom(out, all[i].SoC), calibrate.PathFrom(out, all[i].Model)
 			}
 			w, err := calibrate.Create(out)
 			if err != nil {
@@ -97,7 +102,7 @@ one by one, so nothing already imported is lost.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&soc, "soc", "", "the chip the rows were measured on: a catalog id or a chip file")
-	fl.StringVar(&model, "model", "", "the model of every row (default: matched by parameter count)")
+	fl.StringArrayVar(&models, "model", nil, "the model the rows ran, a catalog id or a model file (YAML or config.json); repeat it for rows of several models, each row taking the one its parameter count matches (default: the catalog model it matches)")
 	fl.StringVar(&quant, "quant", "", "the quant of every row (default: from the row's model type)")
 	fl.StringVarP(&out, "output", "o", "", "the records file to write (JSON Lines)")
 	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
