@@ -66,25 +66,56 @@ func Predictable(r Record) (ok bool, reason string) {
 	return true, ""
 }
 
-// onThreads loads the chip a record ran on under ov, with the CPU cut to
-// the record's thread count when it ran on the CPU with fewer threads
-// than it has cores: the CPU's compute (its derived peak) scales with the
-// cores; its DRAM bandwidth does not (one thread is modelled as reaching
-// what all do).
-func onThreads(ov *Overlay, soc, unit string, threads int) (*hw.Chip, error) {
-	chip, err := ov.Load(soc, nil)
+// onThreads is the chip a record ran on under ov, with the CPU cut to the
+// record's thread count when it ran on the CPU (unit, or the chip's CPU
+// when unit is "") with fewer threads than it has cores: the CPU's
+// compute (its derived peak) scales with the cores; its DRAM bandwidth
+// does not (one thread is modelled as reaching what all do).
+func (p *Predictor) onThreads(ov *Overlay, soc, unit string, threads int) (*hw.Chip, error) {
+	chip, err := p.chip(ov, soc, nil)
 	if err != nil || threads <= 0 {
 		return chip, err
 	}
-	u := chip.Unit(unit)
 	if unit == "" {
-		u = chip.Unit(unitOfKind(chip, hw.CPU))
+		unit = unitOfKind(chip, hw.CPU)
 	}
+	u := chip.Unit(unit)
 	if u == nil || u.Kind != hw.CPU || threads >= u.Cores {
 		return chip, nil
 	}
-	return ov.Load(soc, []spec.Override{{Path: "units." + u.Name + ".cores", Value: strconv.Itoa(threads), Origin: "the record's threads"}})
+	return p.chip(ov, soc, []spec.Override{{Path: "units." + u.Name + ".cores", Value: strconv.Itoa(threads), Origin: "the record's threads"}})
 }
+
+// chip loads a chip under ov and sets, once per distinct combination: a
+// fit asks for the same chip and overlay for each of its records, and
+// loading (parsing, defaults, the overlay) costs about as much as an
+// analytic run. The simulator only reads a chip, so runs share it.
+func (p *Predictor) chip(ov *Overlay, soc string, sets []spec.Override) (*hw.Chip, error) {
+	key := soc + "\x00" + overlayKey(ov)
+	for _, s := range sets {
+		key += "\x00" + s.Path + "=" + s.Value
+	}
+	p.mu.Lock()
+	c, ok := p.chips[key]
+	p.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := ov.Load(soc, sets)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	if len(p.chips) >= maxChips {
+		clear(p.chips) // a fit moves on to other overlays; keep memory bounded
+	}
+	p.chips[key] = c
+	p.mu.Unlock()
+	return c, nil
+}
+
+// maxChips bounds the loaded chips a predictor keeps.
+const maxChips = 256
 
 // workload is what one record asks the simulator to run, minus the chip's
 // calibration: records that share it share a run.
@@ -146,12 +177,13 @@ type Predictor struct {
 
 	mu     sync.Mutex
 	models map[string]*workloads.Spec
+	chips  map[string]*hw.Chip
 	runs   map[string]*sim.Result
 }
 
 // NewPredictor makes a predictor at fidelity (analytic, tile or line).
 func NewPredictor(f sim.Fidelity) *Predictor {
-	return &Predictor{Fidelity: f, models: map[string]*workloads.Spec{}, runs: map[string]*sim.Result{}}
+	return &Predictor{Fidelity: f, models: map[string]*workloads.Spec{}, chips: map[string]*hw.Chip{}, runs: map[string]*sim.Result{}}
 }
 
 func (p *Predictor) model(ref string) (*workloads.Spec, error) {
@@ -181,12 +213,12 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	if ok {
 		return res, nil
 	}
-	chip, err := ov.Load(w.soc, nil)
+	chip, err := p.chip(ov, w.soc, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	unit := unitForRecord(chip, w.gpu, w.backend)
-	if chip, err = onThreads(ov, w.soc, unit, w.threads); err != nil {
+	if chip, err = p.onThreads(ov, w.soc, unit, w.threads); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
 	m, err := p.model(w.model)
@@ -311,7 +343,7 @@ const kernelModel = "probe-decoder-s"
 
 // kernel predicts a GEMV or GEMM record on the chip's CPU.
 func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, float64, error) {
-	chip, err := onThreads(ov, r.SoC, "", r.Threads)
+	chip, err := p.onThreads(ov, r.SoC, "", r.Threads)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
 	}
