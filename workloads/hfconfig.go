@@ -50,6 +50,16 @@ var hfFamilies = map[string]hfFamily{
 	"gemma3_text": {tied: true, qkNorm: true, postNorms: true, class: "Gemma3TextConfig", defaults: map[string]int{
 		"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
 		"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 131072}},
+	// Phi-1.5 and Phi-2: fc1 and fc2, with biases on every projection.
+	"phi":        {plain: true, qkvBias: true, qkNormKey: "qk_layernorm"},
+	"stablelm":   {biasKey: "use_qkv_bias", qkNormKey: "qk_layernorm", class: "StableLmConfig", defaults: map[string]int{"num_key_value_heads": 32}},
+	"starcoder2": {tied: true, plain: true, qkvBias: true, biasKey: "use_bias", class: "Starcoder2Config", defaults: map[string]int{"num_key_value_heads": 2}},
+	"granite":    {biasKey: "attention_bias"}, // the four multipliers scale activations, not sizes
+	"olmo2":      {qkNorm: true, biasKey: "attention_bias"},
+	"internlm2":  {qkvBias: true, biasKey: "bias"}, // fused wqkv holds the q, k, v weights
+	"smollm3":    {tied: true, biasKey: "attention_bias", class: "SmolLM3Config", defaults: map[string]int{"num_key_value_heads": 4}},
+	"exaone":     {tied: true, layersKey: "num_layers"},
+	"gpt_neox":   {plain: true, qkvBias: true, biasKey: "attention_bias"}, // fused query_key_value
 }
 
 // hfNested are the model_type values whose language model is the object
@@ -298,13 +308,22 @@ func IsHFConfig(data []byte) bool {
 // ParseHFConfig reads a Hugging Face config.json into a Model. filename is
 // used in errors and to name the model when "_name_or_path" is absent.
 //
-// Supported model_type values: gemma, gemma2, gemma3, gemma3_text, llama,
-// mistral, mixtral, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe. Unknown keys
-// are ignored; head_dim is honoured when given (and not null);
-// tie_word_embeddings defaults as in transformers (true for gemma, gemma2
-// and gemma3_text, false otherwise); num_key_value_heads defaults to
+// Supported model_type values: exaone, gemma, gemma2, gemma3, gemma3_text,
+// gpt_neox, granite, internlm2, llama, mistral, mixtral, olmo2, phi, phi3,
+// qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2
+// (SmolLM and SmolLM2 ship as llama). Unknown keys are ignored; head_dim is
+// honoured when given (and not null); tie_word_embeddings defaults as in
+// transformers (true for gemma, gemma2, gemma3_text, starcoder2, smollm3 and
+// exaone, false otherwise); num_key_value_heads defaults to
 // num_attention_heads, except where the configuration class says otherwise
-// (gemma3_text 4).
+// (stablelm 32, starcoder2 2, smollm3 4, gemma3_text 4). exaone counts its
+// layers in num_layers (and needs intermediate_size, which ExaoneConfig
+// would derive). phi, starcoder2 and gpt_neox have plain FFNs (up, down).
+// Biases on q, k and v are fixed for qwen2 and phi and follow a key
+// elsewhere: attention_bias (granite, olmo2, smollm3: default false;
+// gpt_neox: true), use_qkv_bias (stablelm, false), use_bias (starcoder2,
+// true), bias (internlm2, true); qk_layernorm turns on q and k norms for
+// phi and stablelm.
 //
 // A gemma3 config (Gemma 3 4B and up) nests its language model under
 // "text_config", read as gemma3_text; messages and sources name the keys
@@ -316,7 +335,16 @@ func IsHFConfig(data []byte) bool {
 // multimodal configs (llava, mllama, paligemma, qwen2_vl, ...) are not
 // supported.
 //
-// Sliding windows change no size; the twin times them as full attention.
+// Approximations, each a small fraction of a percent of the parameters:
+// Model's norms have weights only and it has no biases on the attention
+// output, the FFN or the logits, so LayerNorm biases (phi, stablelm,
+// starcoder2, gpt_neox) and those biases are left out; olmo2's q and k
+// norms span all heads but count as per-head norms; stablelm's per-head
+// q/k LayerNorms count once. Parallel attention and FFN (phi, gpt_neox),
+// norms after rather than before each sub-layer (olmo2), granite's
+// embedding, attention, residual and logit multipliers, NoPE layers
+// (smollm3) and sliding windows change no size; the twin times them as
+// plain blocks.
 //
 // MoE: mixtral's num_local_experts, the Qwen MoE models' num_experts,
 // moe_intermediate_size and shared_expert_intermediate_size (one shared
