@@ -418,6 +418,15 @@ func FuzzParseHFConfig(f *testing.F) {
 	f.Add([]byte(`{"model_type":"llama","num_hidden_layers":-3}`))
 	f.Add([]byte("\x00\x01"))
 	f.Add([]byte(`{"model_type":"gemma","head_dim":null,"hidden_size":1e3}`))
+	// Nested text_config (one line, several, not an object, repeated), class
+	// defaults, switch keys and other layer keys.
+	f.Add([]byte("{\"model_type\":\"gemma3\",\n\"text_config\":{\n\"hidden_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":2,\"head_dim\":8,\"vocab_size\":10}}"))
+	f.Add([]byte(`{"model_type":"gemma3","text_config":[{"hidden_size":64}]}`))
+	f.Add([]byte(`{"model_type":"gemma3","text_config":{"text_config":{}},"text_config":{"num_hidden_layers":null}}`))
+	f.Add([]byte(`{"model_type":"gemma3_text","hidden_size":8,"intermediate_size":8,"num_hidden_layers":1,"num_attention_heads":3}`))
+	f.Add([]byte(`{"model_type":"stablelm","hidden_size":64,"intermediate_size":64,"max_position_embeddings":8,"num_attention_heads":4,"num_hidden_layers":1,"vocab_size":10,"use_qkv_bias":"true","qk_layernorm":true}`))
+	f.Add([]byte(`{"model_type":"exaone","num_layers":1,"hidden_size":64,"intermediate_size":64,"max_position_embeddings":8,"num_attention_heads":4,"vocab_size":10}`))
+	f.Add([]byte(`{"model_type":"starcoder2","hidden_size":64,"intermediate_size":64,"max_position_embeddings":8,"num_attention_heads":3,"num_hidden_layers":1,"vocab_size":10}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseHFConfig("f.json", data)
 		if err != nil {
