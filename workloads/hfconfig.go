@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,12 +16,22 @@ import (
 // hfFamily says how one Hugging Face model_type maps onto Model.
 type hfFamily struct {
 	tied      bool   // default of tie_word_embeddings
-	qkvBias   bool   // q, k, v projections carry biases
-	qkNorm    bool   // per-head q and k norms
+	plain     bool   // a two-matrix FFN (up, down) with no gate
+	qkvBias   bool   // q, k, v projections carry biases (the default when biasKey is set)
+	biasKey   string // boolean key that turns those biases on or off ("" = fixed)
+	qkNorm    bool   // per-head q and k norms (the default when qkNormKey is set)
+	qkNormKey string // boolean key that turns the q and k norms on or off ("" = fixed)
 	postNorms bool   // norms after attention and after the FFN
+	layersKey string // key of the layer count ("" = num_hidden_layers)
 	experts   string // key of the routed-expert count ("" for dense)
 	expertFFN string // key of the per-expert size ("" = intermediate_size)
 	sharedFFN string // key of the shared expert size ("" = no shared expert)
+	// defaults are the configuration class's values for size keys a
+	// published config.json may leave out; class names it in citations.
+	// Without a default an absent size key is an error (or, for
+	// num_key_value_heads, num_attention_heads).
+	class    string
+	defaults map[string]int
 }
 
 // hfFamilies are the supported model_type values. Their defaults are the
@@ -36,23 +47,51 @@ var hfFamilies = map[string]hfFamily{
 	"phi3":      {}, // fused qkv_proj and gate_up_proj hold the same weights
 	"gemma":     {tied: true},
 	"gemma2":    {tied: true, postNorms: true},
+	"gemma3_text": {tied: true, qkNorm: true, postNorms: true, class: "Gemma3TextConfig", defaults: map[string]int{
+		"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+		"num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 131072}},
+	// Phi-1.5 and Phi-2: fc1 and fc2, with biases on every projection.
+	"phi":        {plain: true, qkvBias: true, qkNormKey: "qk_layernorm"},
+	"stablelm":   {biasKey: "use_qkv_bias", qkNormKey: "qk_layernorm", class: "StableLmConfig", defaults: map[string]int{"num_key_value_heads": 32}},
+	"starcoder2": {tied: true, plain: true, qkvBias: true, biasKey: "use_bias", class: "Starcoder2Config", defaults: map[string]int{"num_key_value_heads": 2}},
+	"granite":    {biasKey: "attention_bias"}, // the four multipliers scale activations, not sizes
+	"olmo2":      {qkNorm: true, biasKey: "attention_bias"},
+	"internlm2":  {qkvBias: true, biasKey: "bias"}, // fused wqkv holds the q, k, v weights
+	"smollm3":    {tied: true, biasKey: "attention_bias", class: "SmolLM3Config", defaults: map[string]int{"num_key_value_heads": 4}},
+	"exaone":     {tied: true, layersKey: "num_layers"},
+	"gpt_neox":   {plain: true, qkvBias: true, biasKey: "attention_bias"}, // fused query_key_value
+}
+
+// hfNested are the model_type values whose language model is the object
+// under "text_config", with the family that object is read as. Their
+// configuration classes build the text model from text_config alone, so
+// nothing is inherited from the top level.
+var hfNested = map[string]string{
+	"gemma3": "gemma3_text",
 }
 
 func hfSupported() string {
-	names := make([]string, 0, len(hfFamilies))
+	names := make([]string, 0, len(hfFamilies)+len(hfNested))
 	for n := range hfFamilies {
+		names = append(names, n)
+	}
+	for n := range hfNested {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
-// hfDoc is the top level of a config.json: each key's raw value and line.
+// hfDoc is one object of a config.json (the top level, or a nested object
+// such as text_config): each key's raw value, line in the file and offset.
 type hfDoc struct {
-	file string
-	data []byte
-	raw  map[string]json.RawMessage
-	line map[string]int
+	file   string
+	data   []byte
+	raw    map[string]json.RawMessage
+	line   map[string]int
+	off    map[string]int64 // where the value starts in data
+	prefix string           // path of the object in messages: "" or "text_config."
+	at     int              // line of the key holding the object (1 at the top)
 }
 
 // lineAt is the 1-based line of byte offset off.
@@ -81,7 +120,7 @@ func (c *lineCounter) at(off int64) int {
 
 // scanHF reads the top-level object, remembering where each key is.
 func scanHF(file string, data []byte) (*hfDoc, error) {
-	d := &hfDoc{file: file, data: data, raw: map[string]json.RawMessage{}, line: map[string]int{}}
+	d := &hfDoc{file: file, data: data, raw: map[string]json.RawMessage{}, line: map[string]int{}, off: map[string]int64{}, at: 1}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lines := lineCounter{data: data}
 	syntax := func(err error) error {
@@ -116,7 +155,9 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, syntax(err)
 		}
-		d.raw[key], d.line[key] = v, line // a repeated key: the last wins, as in Python
+		// A repeated key: the last wins, as in Python. The value is its exact
+		// bytes, so it starts its length before the decoder's offset.
+		d.raw[key], d.line[key], d.off[key] = v, line, dec.InputOffset()-int64(len(v))
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, syntax(err)
@@ -151,12 +192,49 @@ func shown(v json.RawMessage) string {
 	return s
 }
 
+// errorf locates a message at key's line, or at the object's own line when
+// the key is absent.
 func (d *hfDoc) errorf(key, format string, args ...any) error {
 	line, ok := d.line[key]
 	if !ok {
-		line = 1
+		line = d.at
 	}
-	return fmt.Errorf("%s:%d: field %s: %s", d.file, line, key, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s:%d: field %s%s: %s", d.file, line, d.prefix, key, fmt.Sprintf(format, args...))
+}
+
+// cite is "FILE:LINE KEY" for a key that is given, "" otherwise.
+func (d *hfDoc) cite(key string) string {
+	line, ok := d.line[key]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d %s%s", d.file, line, d.prefix, key)
+}
+
+// object reads the object under key as a document of its own whose keys
+// keep their lines in the file and are named "KEY.INNER" in messages. what
+// says what the object must hold.
+func (d *hfDoc) object(key, what string) (*hfDoc, error) {
+	v, given := d.raw[key]
+	switch {
+	case !given:
+		return nil, d.errorf(key, "missing: must be an object holding %s", what)
+	case !bytes.HasPrefix(v, []byte("{")):
+		return nil, d.errorf(key, "%s is not allowed: must be an object holding %s", shown(v), what)
+	}
+	sub, err := scanHF(d.file, v)
+	if err != nil { // not reached: the value was already read as JSON
+		return nil, d.errorf(key, "%s", strings.TrimPrefix(err.Error(), d.file+":"))
+	}
+	base := d.off[key]
+	shift := lineAt(d.data, base) - 1
+	for k := range sub.line {
+		sub.line[k] += shift
+		sub.off[k] += base
+	}
+	sub.data = d.data
+	sub.prefix, sub.at = d.prefix+key+".", d.line[key]
+	return sub, nil
 }
 
 // present reports whether key is given with a non-null value.
@@ -230,113 +308,190 @@ func IsHFConfig(data []byte) bool {
 // ParseHFConfig reads a Hugging Face config.json into a Model. filename is
 // used in errors and to name the model when "_name_or_path" is absent.
 //
-// Supported model_type values: gemma, gemma2, llama, mistral, mixtral, phi3,
-// qwen2, qwen2_moe, qwen3, qwen3_moe. Unknown keys are ignored; head_dim is
-// honoured when given (and not null); num_key_value_heads defaults to
-// num_attention_heads; tie_word_embeddings defaults as in transformers
-// (true for gemma and gemma2, false otherwise). MoE: mixtral's
-// num_local_experts, the Qwen MoE models' num_experts, moe_intermediate_size
-// and shared_expert_intermediate_size (one shared expert when non-zero);
-// num_experts_per_tok for all. Every MoE layer is assumed sparse
-// (decoder_sparse_step and mlp_only_layers are ignored), and Qwen2-MoE's
-// one-output shared_expert_gate is left out (hidden parameters a layer).
+// Supported model_type values: exaone, gemma, gemma2, gemma3, gemma3_text,
+// gpt_neox, granite, internlm2, llama, mistral, mixtral, olmo2, phi, phi3,
+// qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2
+// (SmolLM and SmolLM2 ship as llama). Unknown keys are ignored; head_dim is
+// honoured when given (and not null); tie_word_embeddings defaults as in
+// transformers (true for gemma, gemma2, gemma3_text, starcoder2, smollm3 and
+// exaone, false otherwise); num_key_value_heads defaults to
+// num_attention_heads, except where the configuration class says otherwise
+// (stablelm 32, starcoder2 2, smollm3 4, gemma3_text 4). exaone counts its
+// layers in num_layers (and needs intermediate_size, which ExaoneConfig
+// would derive). phi, starcoder2 and gpt_neox have plain FFNs (up, down).
+// Biases on q, k and v are fixed for qwen2 and phi and follow a key
+// elsewhere: attention_bias (granite, olmo2, smollm3: default false;
+// gpt_neox: true), use_qkv_bias (stablelm, false), use_bias (starcoder2,
+// true), bias (internlm2, true); qk_layernorm turns on q and k norms for
+// phi and stablelm.
+//
+// A gemma3 config (Gemma 3 4B and up) nests its language model under
+// "text_config", read as gemma3_text; messages and sources name the keys
+// "text_config.KEY" at their own lines. As in transformers nothing comes
+// from the top level, and Gemma3TextConfig's defaults fill the size keys it
+// leaves out (google/gemma-3-4b-it gives only hidden_size,
+// intermediate_size and num_hidden_layers); a source then says so. The
+// same defaults serve a top-level gemma3_text (Gemma 3 1B). Other
+// multimodal configs (llava, mllama, paligemma, qwen2_vl, ...) are not
+// supported.
+//
+// Approximations, each a small fraction of a percent of the parameters:
+// Model's norms have weights only and it has no biases on the attention
+// output, the FFN or the logits, so LayerNorm biases (phi, stablelm,
+// starcoder2, gpt_neox) and those biases are left out; olmo2's q and k
+// norms span all heads but count as per-head norms; stablelm's per-head
+// q/k LayerNorms count once. Parallel attention and FFN (phi, gpt_neox),
+// norms after rather than before each sub-layer (olmo2), granite's
+// embedding, attention, residual and logit multipliers, NoPE layers
+// (smollm3) and sliding windows change no size; the twin times them as
+// plain blocks.
+//
+// MoE: mixtral's num_local_experts, the Qwen MoE models' num_experts,
+// moe_intermediate_size and shared_expert_intermediate_size (one shared
+// expert when non-zero); num_experts_per_tok for all. Every MoE layer is
+// assumed sparse (decoder_sparse_step and mlp_only_layers are ignored), and
+// Qwen2-MoE's one-output shared_expert_gate is left out (hidden parameters
+// a layer).
 //
 // Errors are one line, "FILE:LINE: field KEY: what is wrong: what is
 // allowed", with the line of the offending key; bad input never panics.
 func ParseHFConfig(filename string, data []byte) (Model, error) {
-	d, err := scanHF(filename, data)
+	top, err := scanHF(filename, data)
 	if err != nil {
 		return Model{}, err
 	}
-	if !d.present("model_type") {
-		return Model{}, d.errorf("model_type", "missing: must be one of %s", hfSupported())
+	if !top.present("model_type") {
+		return Model{}, top.errorf("model_type", "missing: must be one of %s", hfSupported())
 	}
-	mt, ok := d.str("model_type")
-	fam, known := hfFamilies[mt]
-	if !ok || !known {
-		return Model{}, d.errorf("model_type", "%s is not supported: use one of %s", shown(d.raw["model_type"]), hfSupported())
-	}
-
-	m := Model{Family: mt, FFNKind: FFNGated, QKVBias: fam.qkvBias, QKNorm: fam.qkNorm, PostNorms: fam.postNorms}
-	from := map[string]string{} // yaml field -> HF key
-	need := func(dst *int, field, key string) {
-		if err != nil {
-			return
-		}
-		*dst, err = d.required(key)
-		from[field] = key
-	}
-	need(&m.Layers, "layers", "num_hidden_layers")
-	need(&m.Hidden, "hidden", "hidden_size")
-	need(&m.Heads, "heads", "num_attention_heads")
-	need(&m.Vocab, "vocab", "vocab_size")
-	need(&m.MaxContext, "max_context", "max_position_embeddings")
-	if fam.expertFFN == "" {
-		need(&m.FFN, "ffn", "intermediate_size")
-	} else {
-		need(&m.FFN, "ffn", fam.expertFFN)
-	}
-	if err != nil {
-		return Model{}, err
-	}
-	m.KVHeads = m.Heads
-	if n, ok, err := d.integer("num_key_value_heads"); err != nil {
-		return Model{}, err
-	} else if ok {
-		m.KVHeads = n
-		from["kv_heads"] = "num_key_value_heads"
-	} else {
-		from["kv_heads"] = "num_attention_heads"
-	}
-	if n, ok, err := d.integer("head_dim"); err != nil {
-		return Model{}, err
-	} else if ok {
-		m.HeadDim = n
-		if n <= 0 {
-			return Model{}, d.errorf("head_dim", "%d is not allowed: must be a positive integer", n)
-		}
-	}
-	from["head_dim"] = "head_dim"
-	if m.TiedEmbeddings, err = d.boolean("tie_word_embeddings", fam.tied); err != nil {
-		return Model{}, err
-	}
-
-	if fam.experts != "" {
-		m.MoE = &MoE{}
-		need(&m.MoE.Experts, "moe.experts", fam.experts)
-		need(&m.MoE.Active, "moe.active", "num_experts_per_tok")
-		if err != nil {
+	mt, isString := top.str("model_type")
+	d, family := top, mt
+	if inner, nested := hfNested[mt]; isString && nested {
+		if d, err = top.object("text_config", "the "+inner+" language model"); err != nil {
 			return Model{}, err
 		}
-		if fam.sharedFFN != "" {
-			n, ok, err := d.integer(fam.sharedFFN)
-			if err != nil {
-				return Model{}, err
-			}
-			if ok && n != 0 {
-				m.MoE.Shared, m.MoE.SharedFFN = 1, n
-			}
-			from["moe.shared_ffn"] = fam.sharedFFN
-		}
+		family = inner
+	}
+	fam, known := hfFamilies[family]
+	if !isString || !known {
+		return Model{}, top.errorf("model_type", "%s is not supported: use one of %s", shown(top.raw["model_type"]), hfSupported())
 	}
 
-	m.Name = hfName(filename, d)
-	m.Sources = map[string]string{}
-	for field, key := range from {
-		if line, ok := d.line[key]; ok {
-			m.Sources[field] = fmt.Sprintf("%s:%d %s", filename, line, key)
-		}
+	r := hfReader{d: d, fam: fam, from: map[string]string{}, sources: map[string]string{}, absent: map[string]bool{}}
+	m := r.model(family)
+	if r.err != nil {
+		return Model{}, r.err
 	}
+	m.Name = hfName(filename, top)
+	m.Sources = r.sources
 	if err := m.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			if key, ok := from[fe.Field]; ok {
-				return Model{}, d.errorf(key, "%s", fe.Msg)
+			if key, ok := r.from[fe.Field]; ok {
+				msg := fe.Msg
+				if r.absent[key] {
+					msg += fmt.Sprintf(" (the key is absent and %s's default is used)", fam.class)
+				}
+				return Model{}, d.errorf(key, "%s", msg)
 			}
 		}
 		return Model{}, fmt.Errorf("%s:1: %s", filename, oneLine(err.Error()))
 	}
 	return m, nil
+}
+
+// hfReader fills a Model from one object of a config.json, remembering for
+// each yaml field the key it came from and a citation. The first error
+// stops it.
+type hfReader struct {
+	d       *hfDoc
+	fam     hfFamily
+	from    map[string]string // yaml field -> HF key
+	sources map[string]string // yaml field -> citation
+	absent  map[string]bool   // HF keys that took the class default
+	err     error
+}
+
+// size reads the integer key into *dst for the yaml field and reports
+// whether it set *dst. An absent key takes the class default if there is
+// one; otherwise it is an error when need is set, and leaves *dst alone
+// when not (as does null).
+func (r *hfReader) size(dst *int, field, key string, need bool) bool {
+	if r.err != nil {
+		return false
+	}
+	d := r.d
+	r.from[field] = key
+	if _, given := d.raw[key]; !given {
+		if v, ok := r.fam.defaults[key]; ok {
+			*dst, r.absent[key] = v, true
+			r.sources[field] = fmt.Sprintf("%s default %s%s=%d (absent from %s)", r.fam.class, d.prefix, key, v, d.file)
+			return true
+		}
+	}
+	n, ok := 0, true
+	if need {
+		n, r.err = d.required(key)
+	} else {
+		n, ok, r.err = d.integer(key)
+	}
+	if r.err != nil || !ok {
+		return false
+	}
+	*dst = n
+	if c := d.cite(key); c != "" {
+		r.sources[field] = c
+	}
+	return true
+}
+
+// flag reads the boolean key into *dst, def when absent or key is "".
+func (r *hfReader) flag(dst *bool, key string, def bool) {
+	*dst = def
+	if r.err == nil && key != "" {
+		*dst, r.err = r.d.boolean(key, def)
+	}
+}
+
+// model reads the fields in a fixed order, so the first bad key is the one
+// reported.
+func (r *hfReader) model(family string) Model {
+	fam := r.fam
+	m := Model{Family: family, FFNKind: FFNGated, PostNorms: fam.postNorms}
+	if fam.plain {
+		m.FFNKind = FFNPlain
+	}
+	r.size(&m.Layers, "layers", cmp.Or(fam.layersKey, "num_hidden_layers"), true)
+	r.size(&m.Hidden, "hidden", "hidden_size", true)
+	r.size(&m.Heads, "heads", "num_attention_heads", true)
+	r.size(&m.Vocab, "vocab", "vocab_size", true)
+	r.size(&m.MaxContext, "max_context", "max_position_embeddings", true)
+	r.size(&m.FFN, "ffn", cmp.Or(fam.expertFFN, "intermediate_size"), true)
+	if r.err != nil {
+		return m
+	}
+	m.KVHeads = m.Heads
+	if !r.size(&m.KVHeads, "kv_heads", "num_key_value_heads", false) && r.err == nil {
+		r.from["kv_heads"] = "num_attention_heads"
+		if c, ok := r.sources["heads"]; ok {
+			r.sources["kv_heads"] = c
+		}
+	}
+	if r.size(&m.HeadDim, "head_dim", "head_dim", false) && m.HeadDim <= 0 {
+		r.err = r.d.errorf("head_dim", "%d is not allowed: must be a positive integer", m.HeadDim)
+	}
+	r.flag(&m.TiedEmbeddings, "tie_word_embeddings", fam.tied)
+	r.flag(&m.QKVBias, fam.biasKey, fam.qkvBias)
+	r.flag(&m.QKNorm, fam.qkNormKey, fam.qkNorm)
+	if fam.experts != "" && r.err == nil {
+		m.MoE = &MoE{}
+		r.size(&m.MoE.Experts, "moe.experts", fam.experts, true)
+		r.size(&m.MoE.Active, "moe.active", "num_experts_per_tok", true)
+		var n int
+		if fam.sharedFFN != "" && r.size(&n, "moe.shared_ffn", fam.sharedFFN, false) && n != 0 {
+			m.MoE.Shared, m.MoE.SharedFFN = 1, n
+		}
+	}
+	return m
 }
 
 // hfName names a parsed model: "_name_or_path" if set, else the folder of a
