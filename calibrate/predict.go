@@ -203,7 +203,9 @@ func (p *Predictor) model(ref string) (*workloads.Spec, error) {
 	return m, nil
 }
 
-// Run simulates record r's workload with overlay ov (nil for none).
+// Run simulates record r's workload with overlay ov (nil for none). The
+// result holds the unit that ran it, its prefill and decode phases and the
+// time to first token; the rest of a simulation's result is dropped.
 func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result, error) {
 	w := workloadOf(r)
 	key := fmt.Sprintf("%+v|%s", w, overlayKey(ov))
@@ -235,14 +237,25 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	}
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
 		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
-	res, err = sim.Run(ctx, cfg)
+	full, err := sim.Run(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
 	}
+	res = lean(full)
 	p.mu.Lock()
 	p.runs[key] = res
 	p.mu.Unlock()
 	return res, nil
+}
+
+// lean keeps of a result what a record's figure needs (the unit, the
+// prefill and decode phases, the time to first token): a fit caches tens
+// of thousands of runs, and whole results (per-token samples, provenance,
+// series) took gigabytes.
+func lean(r *sim.Result) *sim.Result {
+	out := &sim.Result{Unit: r.Unit, Prefill: r.Prefill, TTFT: r.TTFT}
+	out.Decode.Phase = r.Decode.Phase
+	return out
 }
 
 // overlayKey identifies an overlay's content for the run cache.
