@@ -3,6 +3,8 @@ package calibrate
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,26 +43,42 @@ func TestKernelPredictable(t *testing.T) {
 
 // TestKernelThreads: a record on fewer threads than the CPU's cores runs
 // on that many cores. A compute-bound GEMM on one of the Pi 5's four
-// cores takes four times as long; a GEMV, bound by DRAM bandwidth (which
-// one thread is modelled as reaching in full), about as long; more
-// threads than cores change nothing.
+// cores takes four times as long — whether the peak is derived from the
+// cores (the catalog's Pi 5) or given (a probe's host chip); a GEMV, bound
+// by DRAM bandwidth (which one thread is modelled as reaching in full),
+// about as long; more threads than cores change nothing.
 func TestKernelThreads(t *testing.T) {
+	host := filepath.Join(t.TempDir(), "host.yaml")
+	if err := os.WriteFile(host, []byte(`name: host
+memory:
+  dram: {type: DDR4, bandwidth: 14 GB/s, capacity: 16 GiB}
+units:
+  - {name: cpu, kind: cpu, cores: 4, clock: 2.4 GHz, peak: {int8: 300 GOPS, fp16: 150 GOPS, fp32: 75 GOPS}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	pr := NewPredictor(sim.Analytic)
-	ops := func(kind Kind, quant string, m, threads int) float64 {
+	ops := func(kind Kind, quant string, m, threads int, soc string) float64 {
 		t.Helper()
-		_, v, err := pr.figure(context.Background(), kernelRecord(kind, quant, m, 2048, 2048, threads, 0), nil)
+		r := kernelRecord(kind, quant, m, 2048, 2048, threads, 0)
+		if soc != "" {
+			r.SoC = soc
+		}
+		_, v, err := pr.figure(context.Background(), r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v
 	}
-	if r := ops(KindGEMM, "Q8_0", 64, 4) / ops(KindGEMM, "Q8_0", 64, 1); math.Abs(r-4) > 0.2 {
-		t.Errorf("GEMM on 4 threads / on 1 = %.2f, want about 4", r)
+	for _, soc := range []string{"", host} {
+		if r := ops(KindGEMM, "Q8_0", 64, 4, soc) / ops(KindGEMM, "Q8_0", 64, 1, soc); math.Abs(r-4) > 0.2 {
+			t.Errorf("%s: GEMM on 4 threads / on 1 = %.2f, want about 4", soc, r)
+		}
 	}
-	if r := ops(KindGEMV, "Q4_0", 1, 4) / ops(KindGEMV, "Q4_0", 1, 1); r > 1.3 {
+	if r := ops(KindGEMV, "Q4_0", 1, 4, "") / ops(KindGEMV, "Q4_0", 1, 1, ""); r > 1.3 {
 		t.Errorf("GEMV on 4 threads / on 1 = %.2f, want about 1 (memory-bound)", r)
 	}
-	if a, b := ops(KindGEMM, "Q8_0", 64, 4), ops(KindGEMM, "Q8_0", 64, 16); a != b {
+	if a, b := ops(KindGEMM, "Q8_0", 64, 4, ""), ops(KindGEMM, "Q8_0", 64, 16, ""); a != b {
 		t.Errorf("GEMM on 16 threads %g, on all 4 cores %g: want equal", b, a)
 	}
 }

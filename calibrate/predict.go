@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -69,8 +71,8 @@ func Predictable(r Record) (ok bool, reason string) {
 // onThreads is the chip a record ran on under ov, with the CPU cut to the
 // record's thread count when it ran on the CPU (unit, or the chip's CPU
 // when unit is "") with fewer threads than it has cores: the CPU's
-// compute (its derived peak) scales with the cores; its DRAM bandwidth
-// does not (one thread is modelled as reaching what all do).
+// compute (its peaks) scales with the cores; its DRAM bandwidth does not
+// (one thread is modelled as reaching what all do).
 func (p *Predictor) onThreads(ov *Overlay, soc, unit string, threads int) (*hw.Chip, error) {
 	chip, err := p.chip(ov, soc, nil)
 	if err != nil || threads <= 0 {
@@ -83,7 +85,15 @@ func (p *Predictor) onThreads(ov *Overlay, soc, unit string, threads int) (*hw.C
 	if u == nil || u.Kind != hw.CPU || threads >= u.Cores {
 		return chip, nil
 	}
-	return p.chip(ov, soc, []spec.Override{{Path: "units." + u.Name + ".cores", Value: strconv.Itoa(threads), Origin: "the record's threads"}})
+	const origin = "the record's threads"
+	sets := []spec.Override{{Path: "units." + u.Name + ".cores", Value: strconv.Itoa(threads), Origin: origin}}
+	// The peak is for all the cores, whether the chip file gives it (the
+	// probe's host chip does) or the loader derived it from them.
+	for _, dt := range slices.Sorted(maps.Keys(u.Peak)) {
+		v := float64(u.Peak[dt]) * float64(threads) / float64(u.Cores)
+		sets = append(sets, spec.Override{Path: "units." + u.Name + ".peak." + string(dt), Value: units.Format(v, units.KindOpRate), Origin: origin})
+	}
+	return p.chip(ov, soc, sets)
 }
 
 // chip loads a chip under ov and sets, once per distinct combination: a

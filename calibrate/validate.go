@@ -158,11 +158,18 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 }
 
 // pointOf sets a record against its prediction. A kernel's point names
-// the kernel and its shape where a model's names the model.
+// the kernel and its shape where a model's names the model; the probe's
+// kernels and decoder, measured on one thread and on all, say on how many.
 func pointOf(r Record, pred float64, group string) Point {
 	model := r.Model
 	if model == "" && r.Kernel != "" {
 		model = fmt.Sprintf("%s %d×%d×%d", r.Kernel, max(1, r.Shape.M), r.Shape.N, r.Shape.K)
+	}
+	switch {
+	case r.Threads == 1 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder):
+		model += ", 1 thread"
+	case r.Threads > 1 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder):
+		model += fmt.Sprintf(", %d threads", r.Threads)
 	}
 	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
 		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
