@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -54,10 +55,41 @@ func validationTable(w io.Writer, v *calibrate.Validation) error {
 		fmt.Fprintf(w, "%-8s MAPE %5.1f%% over %d points; worst %+.1f%% (%s %s %s)\n", ph, 100*st.MAPE, st.Points,
 			100*st.Worst.Error, chipName(st.Worst.SoC), st.Worst.Quant, st.Worst.Phase)
 	}
-	for _, s := range v.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.Source, s.Reason)
+	skips := make([][2]string, len(v.Skipped))
+	for i, s := range v.Skipped {
+		skips[i] = [2]string{s.Source, s.Reason}
 	}
+	writeSkipped(w, skips)
 	return nil
+}
+
+// writeSkipped lists skipped records (source, reason) one line per
+// reason, in first-seen order: a probe's twenty memory records share one.
+func writeSkipped(w io.Writer, skips [][2]string) {
+	var reasons []string
+	sources := map[string][]string{}
+	counts := map[string]int{}
+	for _, s := range skips {
+		src, why := s[0], s[1]
+		if counts[why] == 0 {
+			reasons = append(reasons, why)
+		}
+		counts[why]++
+		if !slices.Contains(sources[why], src) {
+			sources[why] = append(sources[why], src)
+		}
+	}
+	for _, why := range reasons {
+		src := sources[why]
+		if len(src) > 3 {
+			src = append(src[:3:3], fmt.Sprintf("… %d more", len(src)-3))
+		}
+		if n := counts[why]; n > 1 {
+			fmt.Fprintf(w, "skipped %d records (%s): %s\n", n, strings.Join(src, ", "), why)
+		} else {
+			fmt.Fprintf(w, "skipped %s: %s\n", src[0], why)
+		}
+	}
 }
 
 // chipName shortens a chip file's path to its base name.
@@ -104,9 +136,11 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, s := range fit.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.Record.Source, s.Reason)
+	skips := make([][2]string, len(fit.Skipped))
+	for i, s := range fit.Skipped {
+		skips[i] = [2]string{s.Record.Source, s.Reason}
 	}
+	writeSkipped(w, skips)
 	return nil
 }
 
