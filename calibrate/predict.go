@@ -105,23 +105,31 @@ func (p *Predictor) chip(ov *Overlay, soc string, sets []spec.Override) (*hw.Chi
 	for _, s := range sets {
 		key += "\x00" + s.Path + "=" + s.Value
 	}
-	p.mu.Lock()
-	c, ok := p.chips[key]
-	p.mu.Unlock()
+	// A fit moves on to other overlays: the limit keeps memory bounded.
+	return cached(&p.mu, p.chips, key, maxChips, func() (*hw.Chip, error) { return ov.Load(soc, sets) })
+}
+
+// cached is m[key], loaded and kept on a miss; m is cleared once it holds
+// limit entries (0: no limit). Two callers may load the same key at once;
+// either result is kept.
+func cached[V any](mu *sync.Mutex, m map[string]V, key string, limit int, load func() (V, error)) (V, error) {
+	mu.Lock()
+	v, ok := m[key]
+	mu.Unlock()
 	if ok {
-		return c, nil
+		return v, nil
 	}
-	c, err := ov.Load(soc, sets)
+	v, err := load()
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	p.mu.Lock()
-	if len(p.chips) >= maxChips {
-		clear(p.chips) // a fit moves on to other overlays; keep memory bounded
+	mu.Lock()
+	if limit > 0 && len(m) >= limit {
+		clear(m)
 	}
-	p.chips[key] = c
-	p.mu.Unlock()
-	return c, nil
+	m[key] = v
+	mu.Unlock()
+	return v, nil
 }
 
 // maxChips bounds the loaded chips a predictor keeps.
@@ -197,20 +205,7 @@ func NewPredictor(f sim.Fidelity) *Predictor {
 }
 
 func (p *Predictor) model(ref string) (*workloads.Spec, error) {
-	p.mu.Lock()
-	m, ok := p.models[ref]
-	p.mu.Unlock()
-	if ok {
-		return m, nil
-	}
-	m, err := workloads.LoadModel(ref, nil)
-	if err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	p.models[ref] = m
-	p.mu.Unlock()
-	return m, nil
+	return cached(&p.mu, p.models, ref, 0, func() (*workloads.Spec, error) { return workloads.LoadModel(ref, nil) })
 }
 
 // Run simulates record r's workload with overlay ov (nil for none). The
@@ -219,43 +214,42 @@ func (p *Predictor) model(ref string) (*workloads.Spec, error) {
 func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result, error) {
 	w := workloadOf(r)
 	key := fmt.Sprintf("%+v|%s", w, overlayKey(ov))
-	p.mu.Lock()
-	res, ok := p.runs[key]
-	p.mu.Unlock()
-	if ok {
-		return res, nil
-	}
-	chip, err := p.chip(ov, w.soc, nil)
+	res, err := cached(&p.mu, p.runs, key, 0, func() (*sim.Result, error) { return p.run(ctx, w, ov) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Source, err)
+	}
+	return res, nil
+}
+
+// run simulates one workload under ov.
+func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Result, error) {
+	chip, err := p.chip(ov, w.soc, nil)
+	if err != nil {
+		return nil, err
 	}
 	unit := unitForRecord(chip, w.gpu, w.backend)
 	if chip, err = p.onThreads(ov, w.soc, unit, w.threads); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, err
 	}
 	m, err := p.model(w.model)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, err
 	}
 	q, err := workloads.ParseQuant(w.quant)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, err
 	}
 	kv, err := workloads.ParseKVFormat(w.kv)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, err
 	}
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
 		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	full, err := sim.Run(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, err
 	}
-	res = lean(full)
-	p.mu.Lock()
-	p.runs[key] = res
-	p.mu.Unlock()
-	return res, nil
+	return lean(full), nil
 }
 
 // lean keeps of a result what a record's figure needs (the unit, the
