@@ -35,9 +35,11 @@ func TestClosedLoopHost(t *testing.T) {
 	// efficiency; fitting the dispatch cost too, from just two GEMV
 	// sizes, swung it between 0 and 190 µs with the noise and the error to
 	// +35%), decoder-m came out at +1.9%, −4.9%, −7.3%, −14.5%, −2.4% and
-	// +3.9% over five rounds in session 3, −18% to +46% on both cores.
-	// scripts/test runs this test alone, after the others, so that no
-	// other package's tests share the machine with its measurements.
+	// +3.9% over five rounds in session 3, −18% to +46% on both cores. In
+	// session 4, seven rounds, the median over the three decoders: −0.3%,
+	// +2.4%, −1.8%, −10.5%, +4.4%, −0.4%, +2.3% run alone, −12.8% and
+	// +19.9% with other tests running beside it. scripts/test therefore
+	// runs it alone, after the others.
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -97,7 +99,7 @@ func TestClosedLoopHost(t *testing.T) {
 	var errs []float64
 	for _, p := range v.Points {
 		errs = append(errs, p.Error)
-		t.Logf("%s %s (threads as measured): measured %.2f tokens/s, predicted %.2f, error %+.1f%%", p.Model, p.Quant, p.Measured, p.Predicted, 100*p.Error)
+		t.Logf("%s %s: measured %.2f tokens/s, predicted %.2f, error %+.1f%%", p.Model, p.Quant, p.Measured, p.Predicted, 100*p.Error)
 	}
 	for _, r := range fit.Residuals {
 		t.Logf("fit on %s (%d threads, %d×%d×%d): measured %.4g, fitted %.4g (%+.1f%%)", r.Record.Kernel, r.Record.Threads, r.Record.Shape.M, r.Record.Shape.N, r.Record.Shape.K, r.Measured, r.Predicted, 100*r.Error)
