@@ -152,6 +152,11 @@ func TestUnitForRecord(t *testing.T) {
 		{-1, "some new runtime", ""},
 		{-1, "ExecuTorch XNNPACK + KleidiAI", hw.CPU},
 		{-1, "a vendor chip runtime", ""}, // "chip" is not HIP
+		{-1, "RKLLM 1.1 (w8a8)", hw.NPU},
+		{-1, "Qualcomm Genie", hw.NPU},
+		{-1, "MLX", hw.GPU},
+		{-1, "TensorRT-LLM", hw.GPU},
+		{-1, "MediaTek NeuroPilot", hw.NPU},
 	} {
 		got := unitForRecord(chip, c.gpu, c.backend)
 		kind := ""

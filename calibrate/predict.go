@@ -296,19 +296,21 @@ func unitOfKind(chip *hw.Chip, kind string) string {
 // of the backend's name starting with one: "HTP0") to the kind of unit
 // they run on, most specific first.
 var backendKinds = []struct{ word, kind string }{
-	{"qnn", hw.NPU}, {"htp", hw.NPU}, {"hexagon", hw.NPU}, {"rknn", hw.NPU}, {"npu", hw.NPU},
-	{"ane", hw.NPU}, {"coreml", hw.NPU}, {"nnapi", hw.NPU}, {"ethos", hw.NPU},
-	{"metal", hw.GPU}, {"cuda", hw.GPU}, {"vulkan", hw.GPU}, {"opencl", hw.GPU}, {"sycl", hw.GPU},
-	{"rocm", hw.GPU}, {"hip", hw.GPU}, {"mps", hw.GPU}, {"gpu", hw.GPU},
+	{"qnn", hw.NPU}, {"htp", hw.NPU}, {"hexagon", hw.NPU}, {"genie", hw.NPU}, {"snpe", hw.NPU},
+	{"rknn", hw.NPU}, {"rkllm", hw.NPU}, {"npu", hw.NPU}, {"ane", hw.NPU}, {"coreml", hw.NPU},
+	{"nnapi", hw.NPU}, {"ethos", hw.NPU}, {"neuron", hw.NPU}, {"neuropilot", hw.NPU}, {"apu", hw.NPU},
+	{"metal", hw.GPU}, {"mlx", hw.GPU}, {"cuda", hw.GPU}, {"tensorrt", hw.GPU}, {"vulkan", hw.GPU},
+	{"opencl", hw.GPU}, {"sycl", hw.GPU}, {"rocm", hw.GPU}, {"hip", hw.GPU}, {"mps", hw.GPU},
+	{"gpu", hw.GPU}, {"dsp", hw.DSP},
 	{"cpu", hw.CPU}, {"blas", hw.CPU}, {"xnnpack", hw.CPU},
 }
 
 // unitForRecord picks the unit a model record ran on. llama.cpp's
 // n_gpu_layers of 0 means the CPU; above 0, the accelerator its backend
 // names (Hexagon or QNN: the NPU) or else the GPU. Without the count, the
-// backend's name decides (QNN or RKNN: the NPU; Metal or OpenCL: the GPU;
-// CPU or XNNPACK: the CPU) when the chip has such a unit; else the
-// simulator chooses.
+// backend's name decides (QNN, Genie, RKNN/RKLLM, NeuroPilot: the NPU;
+// Metal, MLX, CUDA/TensorRT, OpenCL: the GPU; CPU or XNNPACK: the CPU)
+// when the chip has such a unit; else the simulator chooses.
 func unitForRecord(chip *hw.Chip, gpuLayers int, backend string) string {
 	named := ""
 	words := strings.FieldsFunc(strings.ToLower(backend), func(r rune) bool {
