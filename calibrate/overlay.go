@@ -228,7 +228,7 @@ func (p *Param) check() *fieldMsg {
 		// Without memory, the figure is for every DRAM type the overlay
 		// gives no figure of its own.
 		if p.UnitKind != "" || p.Dtype != "" {
-			return &fieldMsg{"unit_kind", p.Param + " is the memory's figure: give memory, not unit_kind or dtype"}
+			return &fieldMsg{"unit_kind", p.Param + " is the memory's figure: key it by memory (or leave it unkeyed, for every DRAM type), not by unit_kind or dtype"}
 		}
 	case chipScope:
 		if p.UnitKind != "" || p.Dtype != "" || p.Memory != "" {

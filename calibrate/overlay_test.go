@@ -148,7 +148,7 @@ func TestBadOverlays(t *testing.T) {
 		{"missing source", "params: []\n", []string{"o.yaml", "source"}},
 		{"unknown param", "source: x\nparams:\n  - {param: magic, unit_kind: gpu, value: 1}\n", []string{"o.yaml:3", "params.0.param", "gemv_efficiency"}},
 		{"unit param without kind", "source: x\nparams:\n  - {param: dispatch, value: 1 us}\n", []string{"o.yaml:3", "unit_kind", "missing"}},
-		{"memory param with a unit kind", "source: x\nparams:\n  - {param: seq_efficiency, unit_kind: gpu, value: 0.8}\n", []string{"o.yaml:3", "unit_kind", "give memory"}},
+		{"memory param with a unit kind", "source: x\nparams:\n  - {param: seq_efficiency, unit_kind: gpu, value: 0.8}\n", []string{"o.yaml:3", "unit_kind", "key it by memory"}},
 		{"bad memory", "source: x\nparams:\n  - {param: seq_efficiency, memory: SDRAM, value: 0.8}\n", []string{"o.yaml:3", "memory", "LPDDR5"}},
 		{"dtype on dispatch", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, dtype: q4_0, value: 1 us}\n", []string{"o.yaml:3", "dtype"}},
 		{"bad dtype", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, dtype: Q4_0, value: 0.5}\n", []string{"o.yaml:3", "lower-case"}},
