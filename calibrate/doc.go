@@ -130,7 +130,11 @@
 // the analytic one at the current parameters, refreshed until it settles
 // (within 0.2%): the fitted values answer to the target fidelity at the
 // cost of a few runs of it per record. Uncertainties come from the
-// residual Jacobian, cov = s²(JᵀJ)⁻¹.
+// residual Jacobian, cov = s²(JᵀJ)⁻¹. For each figure it keys by weight
+// format or DRAM type, a fit also writes a pooled fallback without the
+// key — the record-weighted mean of the keyed figures, its uncertainty
+// their spread added to their variance — so the overlay still speaks for
+// formats and memory types its records did not have ([FitParam] Pooled).
 //
 // [Validate] predicts every record (with an overlay, or with --holdout
 // each chip's or model's records from a fit on the rest) and gives the
