@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -40,7 +41,7 @@ func validationTable(w io.Writer, v *calibrate.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tmodel\tquant\tphase\tmeasured\tpredicted\terror\t")
 	for _, p := range v.Points {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", chipName(p.SoC), p.Model, p.Quant, p.Phase,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", chipName(p.SoC), modelName(p.Model), p.Quant, p.Phase,
 			num(p.Measured), p.Unit, num(p.Predicted), 100*p.Error)
 	}
 	if err := tw.Flush(); err != nil {
@@ -98,6 +99,16 @@ func chipName(soc string) string {
 		soc = soc[i+1:]
 	}
 	return strings.TrimSuffix(soc, ".yaml")
+}
+
+// modelName shortens a model file's path the same way; a Hugging Face
+// config.json is named by its folder, as the model's repository is.
+func modelName(model string) string {
+	dir, base := path.Split(model)
+	if base == "config.json" && strings.Trim(dir, "/.") != "" {
+		return path.Base(strings.TrimSuffix(dir, "/"))
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(chipName(model), ".yml"), ".json")
 }
 
 // WriteFit prints a fit: each parameter with its value, uncertainty and

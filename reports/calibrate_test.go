@@ -19,3 +19,20 @@ func TestWriteSkipped(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestModelName: catalog ids stay; model files lose folder and extension;
+// a config.json is named by its folder.
+func TestModelName(t *testing.T) {
+	for in, want := range map[string]string{
+		"llama-2-7b":                          "llama-2-7b",
+		"models/llama-2-13b.yaml":             "llama-2-13b",
+		"/tmp/cfg/Qwen2.5-1.5B/config.json":   "Qwen2.5-1.5B",
+		"../phi-2/config.json":                "phi-2",
+		"config.json":                         "config",
+		"gemv_q4_0_q8_0 1×448×1024, 1 thread": "gemv_q4_0_q8_0 1×448×1024, 1 thread",
+	} {
+		if got := modelName(in); got != want {
+			t.Errorf("modelName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
