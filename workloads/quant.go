@@ -223,12 +223,30 @@ func fitRow(f Format, k int) Format {
 	return f
 }
 
-// parseFormat reads NAME or NAME@gN (case-insensitive). ok says whether the
+// groupedName reports whether name is a grouped format's canonical name.
+func groupedName(name string) bool {
+	for _, in := range formats {
+		if in.name == name {
+			return in.grouped
+		}
+	}
+	return false
+}
+
+// parseFormat reads NAME, NAME@gN or NAME_gN (case-insensitive). ok says whether the
 // name is known; err reports a known name with a bad group.
 func parseFormat(s string, kv bool) (f Format, ok bool, err error) {
 	s = strings.TrimSpace(s)
 	name, group, hasGroup := strings.Cut(s, "@")
 	name = strings.ToUpper(strings.TrimSpace(name))
+	if !hasGroup {
+		// Rockchip's RKLLM writes the group as a suffix: w4a16_g128.
+		if base, g, cut := strings.Cut(name, "_G"); cut && g != "" && strings.Trim(g, "0123456789") == "" {
+			if k, alias := formatAliases[base]; alias && formats[k].grouped || groupedName(base) {
+				name, group, hasGroup = base, "g"+g, true
+			}
+		}
+	}
 	kind, found := formatAliases[name]
 	if !found {
 		for k, in := range formats {

@@ -52,6 +52,8 @@ func TestParseQuant(t *testing.T) {
 		{"W4A16", "W4A16", i4, i4, i4, i4, dtype.FP16, "fp16 activations"},
 		{"INT4@g128", "INT4@g128", i4g, i4g, i4g, i4g, dtype.INT8, "0.5 + 2/128"},
 		{"int4@G32", "INT4", i4, i4, i4, i4, dtype.INT8, "g32 is the default and is not printed"},
+		{"w4a16_g128", "W4A16@g128", i4g, i4g, i4g, i4g, dtype.FP16, "RKLLM's spelling of the group"},
+		{"W8A8_G32", "INT8", i8, i8, i8, i8, dtype.INT8, "RKLLM's spelling, the default group"},
 		{"BF16", "BF16", 2, 2, 2, 2, dtype.BF16, "extra float format"},
 		{"F32", "F32", 4, 4, 4, 4, dtype.FP32, "extra float format"},
 		{"attn=INT8,ffn=INT4", "INT8,ffn=INT4", i8, i4, i8, i8, dtype.INT8, "no bare element: the first format is the default"},
