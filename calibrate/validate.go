@@ -165,11 +165,8 @@ func pointOf(r Record, pred float64, group string) Point {
 	if model == "" && r.Kernel != "" {
 		model = fmt.Sprintf("%s %d×%d×%d", r.Kernel, max(1, r.Shape.M), r.Shape.N, r.Shape.K)
 	}
-	switch {
-	case r.Threads == 1 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder):
-		model += ", 1 thread"
-	case r.Threads > 1 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder):
-		model += fmt.Sprintf(", %d threads", r.Threads)
+	if r.Threads > 0 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder) {
+		model += ", " + plural(r.Threads, "thread", "threads")
 	}
 	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
 		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
