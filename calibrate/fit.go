@@ -54,7 +54,7 @@ func ParamNames() []string {
 // determine it.
 type FitParam struct {
 	Param
-	Before float64 // the value before the fit (the chips' default), SI
+	Before float64 // the value before the fit (the chips' default; a pooled one shows its first member's), SI
 	// Identified is false when no record's prediction depends on the
 	// parameter at the fitted point; such a parameter is left out of the
 	// overlay.
@@ -491,7 +491,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	beforeOf := map[string]float64{}
 	for i, r := range use {
 		unit := units[i]
-		chip, err := (*Overlay)(nil).Load(r.SoC, nil)
+		chip, err := fast.chip(nil, r.SoC, nil) // loaded above, by figure
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,9 @@ units:
 		}
 		return v
 	}
+	// Measured here: GEMM 4 threads / 1 = 3.997 (the dispatch, the same on
+	// both, keeps it under 4), GEMV 1.000. The bounds leave room for that
+	// fixed cost and nothing for a thread count ignored (a ratio of 1).
 	for _, soc := range []string{"", host} {
 		if r := ops(KindGEMM, "Q8_0", 64, 4, soc) / ops(KindGEMM, "Q8_0", 64, 1, soc); math.Abs(r-4) > 0.2 {
 			t.Errorf("%s: GEMM on 4 threads / on 1 = %.2f, want about 4", soc, r)
