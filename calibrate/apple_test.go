@@ -141,7 +141,7 @@ func TestM1PredictsM2(t *testing.T) {
 	}
 	t.Logf("fit of %d M1 records at %s fidelity: %s, %d record predictions", len(m1), fid, time.Since(start).Round(time.Second), fit.Runs)
 	for _, p := range fit.Params {
-		t.Logf("  %-28s %-10s ± %-10s (before %.4g)%s", p.Key(), p.Value, p.Stderr, p.Before, map[bool]string{false: "  not determined", true: ""}[p.Identified])
+		t.Logf("  %-28s %-10s ± %-10s (before %.4g)%s", p.Key(), p.Value, p.Stderr, p.Before, map[bool]string{false: "  not determined", true: ""}[p.Identified || p.Limit])
 	}
 	v, err := Validate(context.Background(), m2, ValidateOptions{Overlay: fit.Overlay, Fidelity: fid})
 	if err != nil {
@@ -163,6 +163,15 @@ func TestM1PredictsM2(t *testing.T) {
 	}{{PhaseDecode, 0.10}, {PhasePrefill, 0.15}} {
 		if mape := v.MAPE[c.phase]; mape > c.target {
 			t.Errorf("%s MAPE %.1f%% misses the issue's target of %.0f%%", c.phase, 100*mape, 100*c.target)
+		}
+	}
+	// What the workflow reaches (session 5, analytic: decode 4.6%,
+	// prefill 3.1%), with room: a fit that stays in the basin its
+	// defaults start in (GEMV efficiencies unseen) predicted decode at
+	// 6.3%.
+	if fid == sim.Analytic {
+		if mape := v.MAPE[PhaseDecode]; mape > 0.055 {
+			t.Errorf("decode MAPE %.1f%%: the fit has lost the minimum it found at 4.6%%", 100*mape)
 		}
 	}
 }

@@ -123,8 +123,12 @@
 // or widens the choice), runs the simulator on each record's workload
 // and minimises the squared log residuals with gonum/optimize's Newton
 // method on the Gauss-Newton Hessian JᵀJ, each parameter on a logistic
-// scale between its bounds (log-spaced for durations and bandwidths), from
-// several starts. Records reuse runs whose parameters did not move. Above
+// scale between its bounds (log-spaced for durations and bandwidths),
+// damped as Levenberg's. A second start begins at the first minimum with
+// every parameter the records did not see there moved to where it limits
+// the time (a GEMV efficiency of 0.5 hides behind memory-bound decodes;
+// no gradient leads away from it); further starts are displaced from the
+// defaults. Records reuse runs whose parameters did not move. Above
 // the analytic fidelity the optimiser works on the analytic model times a
 // per-record correction, the ratio of the target fidelity's prediction to
 // the analytic one at the current parameters, refreshed until it settles

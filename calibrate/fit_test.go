@@ -82,3 +82,38 @@ params:
 		}
 	}
 }
+
+// TestFromThetaStaysInside: however far an optimiser's step goes, a
+// parameter's value stays strictly inside its range, where an overlay
+// accepts it (a logistic rounding to 0 once gave a GEMV efficiency of 0,
+// which the chip refused, ending the fit).
+func TestFromThetaStaysInside(t *testing.T) {
+	for _, d := range paramDefs {
+		for _, theta := range []float64{-1e4, -745, 0, 745, 1e4} {
+			v := fromTheta(&d, theta)
+			if !(v > d.lo && v <= d.hi) {
+				t.Errorf("%s at θ = %g: %g, outside (%g, %g]", d.name, theta, v, d.lo, d.hi)
+			}
+		}
+	}
+}
+
+// TestToward: a second start moves an unseen parameter to where it limits
+// the time: an efficiency down, an on-chip bandwidth down, an overhead up.
+func TestToward(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		from, want float64
+	}{
+		{"gemv_efficiency", 0.5, 0.0759},
+		{"seq_efficiency", 0.7, 0.1607}, // 1/(1+e^(2.5−logit 0.7))
+		{"sram_bandwidth", 400e9, 40e9},
+		{"dispatch", 10e-6, 100e-6},
+	} {
+		d := defOf(c.name)
+		got := fromTheta(d, toward(d, toTheta(d, c.from)))
+		if math.Abs(got/c.want-1) > 1e-3 {
+			t.Errorf("toward(%s %g) = %.4g, want %.4g", c.name, c.from, got, c.want)
+		}
+	}
+}

@@ -74,19 +74,23 @@ type paramDef struct {
 	// log: the fit explores it on a log scale; else (a fraction) on a
 	// logit scale between lo and hi.
 	log bool
+	// binds is the direction (−1 lower, +1 higher) in which the parameter
+	// comes to limit the time: a lower efficiency or bandwidth, a longer
+	// overhead.
+	binds float64
 }
 
 // paramDefs is every parameter an overlay may carry.
 var paramDefs = []paramDef{
-	{name: "gemm_efficiency", scope: unitScope, path: "gemm_efficiency", byFormat: "gemm_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1},
-	{name: "gemv_efficiency", scope: unitScope, path: "gemv_efficiency", byFormat: "gemv_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1},
-	{name: "dispatch", scope: unitScope, path: "dispatch", kind: units.KindDuration, lo: 1e-9, hi: 1e-2, log: true},
-	{name: "fallback_sync", scope: unitScope, path: "fallback_sync", kind: units.KindDuration, lo: 1e-9, hi: 1e-1, log: true},
-	{name: "sram_bandwidth", scope: unitScope, path: "sram_bandwidth", kind: units.KindByteRate, lo: 1e9, hi: 1e14, log: true},
-	{name: "seq_efficiency", scope: memoryScope, path: "memory.dram.seq_efficiency", kind: units.KindFraction, lo: 0, hi: 1},
-	{name: "random_penalty", scope: memoryScope, path: "memory.dram.random_penalty", lo: 1, hi: 100, log: true},
-	{name: "dram_latency", scope: memoryScope, path: "memory.dram.latency", kind: units.KindDuration, lo: 1e-9, hi: 1e-5, log: true},
-	{name: "dma_setup", scope: chipScope, path: "dma.setup", kind: units.KindDuration, lo: 1e-10, hi: 1e-4, log: true},
+	{name: "gemm_efficiency", scope: unitScope, path: "gemm_efficiency", byFormat: "gemm_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
+	{name: "gemv_efficiency", scope: unitScope, path: "gemv_efficiency", byFormat: "gemv_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
+	{name: "dispatch", scope: unitScope, path: "dispatch", kind: units.KindDuration, lo: 1e-9, hi: 1e-2, log: true, binds: 1},
+	{name: "fallback_sync", scope: unitScope, path: "fallback_sync", kind: units.KindDuration, lo: 1e-9, hi: 1e-1, log: true, binds: 1},
+	{name: "sram_bandwidth", scope: unitScope, path: "sram_bandwidth", kind: units.KindByteRate, lo: 1e9, hi: 1e14, log: true, binds: -1},
+	{name: "seq_efficiency", scope: memoryScope, path: "memory.dram.seq_efficiency", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
+	{name: "random_penalty", scope: memoryScope, path: "memory.dram.random_penalty", lo: 1, hi: 100, log: true, binds: 1},
+	{name: "dram_latency", scope: memoryScope, path: "memory.dram.latency", kind: units.KindDuration, lo: 1e-9, hi: 1e-5, log: true, binds: 1},
+	{name: "dma_setup", scope: chipScope, path: "dma.setup", kind: units.KindDuration, lo: 1e-10, hi: 1e-4, log: true, binds: 1},
 }
 
 func defOf(name string) *paramDef {

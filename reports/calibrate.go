@@ -117,12 +117,14 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "parameter\tfitted\t± 1σ\tbefore\t")
 	for _, p := range fit.Params {
-		if !p.Identified {
+		if !p.Identified && !p.Limit {
 			fmt.Fprintf(tw, "%s\tnot determined by these records: left out\t\t\t\n", p.Key())
 			continue
 		}
 		se := p.Stderr
 		switch {
+		case p.Limit:
+			se = "a limit: any value beyond fits as well"
 		case p.AtBound:
 			se = "at its bound"
 		case se == "":
