@@ -117,3 +117,34 @@ func TestToward(t *testing.T) {
 		}
 	}
 }
+
+// TestMatters: a DMA set-up of 0.2 ns is one the records cannot tell from
+// 0.1 ns, but the default 500 ns would slow them, so a fit that ends at
+// 0.2 ns must keep it in the overlay (session 4 dropped such a figure and
+// a tile fit's M2 predictions fell back to the default).
+func TestMatters(t *testing.T) {
+	recs := synthetic(t, nil)
+	d := defOf("dma_setup")
+	p := &problem{ctx: context.Background(), recs: recs, info: make([]recInfo, len(recs)),
+		params: []Param{{Param: "dma_setup"}}, defs: []*paramDef{d}, fast: NewPredictor(sim.Analytic), corr: make([]float64, len(recs))}
+	for i := range p.corr {
+		p.corr[i] = 1
+	}
+	theta := []float64{toTheta(d, 0.2e-9)}
+	r0, err := p.residuals(theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		before float64
+		want   bool
+	}{{500e-9, true}, {0.1e-9, false}} {
+		got, err := p.matters(theta, r0, 0, c.before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Errorf("matters(0.2 ns, before %g s) = %v, want %v", c.before, got, c.want)
+		}
+	}
+}
