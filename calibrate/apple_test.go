@@ -169,9 +169,11 @@ func TestM1PredictsM2(t *testing.T) {
 	// prefill 3.1%), with room: a fit that stays in the basin its
 	// defaults start in (GEMV efficiencies unseen) predicted decode at
 	// 6.3%.
-	if fid == sim.Analytic {
-		if mape := v.MAPE[PhaseDecode]; mape > 0.055 {
-			t.Errorf("decode MAPE %.1f%%: the fit has lost the minimum it found at 4.6%%", 100*mape)
+	// At tile (5.9%), the guard is looser: its fit lands elsewhere.
+	guard := map[sim.Fidelity]float64{sim.Analytic: 0.055, sim.Tile: 0.075}
+	if g, ok := guard[fid]; ok {
+		if mape := v.MAPE[PhaseDecode]; mape > g {
+			t.Errorf("decode MAPE %.1f%% at %s: the fit has lost the minimum it found (analytic 4.6%%, tile 5.9%%)", 100*mape, fid)
 		}
 	}
 }
