@@ -64,6 +64,10 @@ type FitParam struct {
 	// AtBound is true when the fit pushed the parameter to the edge of its
 	// range: the records want it further than the model allows.
 	AtBound bool
+	// Unresolved marks a parameter the records see only together with
+	// others (they trade off along a direction no record resolves): its
+	// uncertainty is unbounded.
+	Unresolved bool
 	// Limit marks a parameter the records do not determine at its fitted
 	// value but whose value before the fit would change their predictions
 	// (a DMA set-up the fit pushed toward zero, where it no longer
@@ -754,6 +758,7 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 		}
 	}
 	stderr := make([]float64, k)
+	unresolved := make([]bool, k)
 	if len(ids) > 0 && n > len(ids) {
 		sub := mat.NewDense(n, len(ids), nil)
 		for c, j := range ids {
@@ -761,17 +766,18 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 				sub.Set(i, c, J.At(i, j))
 			}
 		}
-		var jtj, inv mat.Dense
-		jtj.Mul(sub.T(), sub)
 		var ssr float64
 		for _, v := range r {
 			ssr += v * v
 		}
 		s2 := ssr / float64(n-len(ids))
-		if err := inv.Inverse(&jtj); err == nil {
-			for c, j := range ids {
-				stderr[j] = math.Sqrt(math.Max(0, s2*inv.At(c, c))) * math.Abs(dxdTheta(p.defs[j], theta[j]))
+		for c, v := range thetaVariances(sub) {
+			j := ids[c]
+			if math.IsInf(v, 1) {
+				unresolved[j] = true
+				continue
 			}
+			stderr[j] = math.Sqrt(s2*v) * math.Abs(dxdTheta(p.defs[j], theta[j]))
 		}
 	}
 	out := make([]FitParam, k, k+len(p.pools))
@@ -786,10 +792,43 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			Before:     beforeOf[par.Key()],
 			Identified: slices.Contains(ids, j) || atBound[j],
 			AtBound:    atBound[j],
+			Unresolved: unresolved[j],
 		}
 	}
 	for _, pl := range p.pools {
 		out = append(out, pl.report(theta, out, p.defs, beforeOf))
+	}
+	return out
+}
+
+// thetaVariances are the diagonal of (JᵀJ)⁻¹ for the Jacobian's columns,
+// through J's singular value decomposition, so that parameters the
+// records see only in combination (one direction of θ they cannot
+// resolve) get +Inf and leave the others' variances finite; inverting JᵀJ
+// whole failed for all of them at once.
+func thetaVariances(J *mat.Dense) []float64 {
+	_, k := J.Dims()
+	out := make([]float64, k)
+	var svd mat.SVD
+	if !svd.Factorize(J, mat.SVDThin) {
+		for c := range out {
+			out[c] = math.Inf(1)
+		}
+		return out
+	}
+	sigma := svd.Values(nil)
+	var v mat.Dense
+	svd.VTo(&v)
+	for c := range k {
+		for i, s := range sigma {
+			w := v.At(c, i)
+			switch {
+			case s > 1e-9*sigma[0]:
+				out[c] += w * w / (s * s)
+			case math.Abs(w) > 1e-6:
+				out[c] = math.Inf(1)
+			}
+		}
 	}
 	return out
 }
@@ -839,19 +878,21 @@ func (p *problem) influence(theta []float64, J *mat.Dense) (norms []float64, top
 func (pl pool) report(theta []float64, fitted []FitParam, defs []*paramDef, beforeOf map[string]float64) FitParam {
 	mean := pl.value(theta, defs)
 	var spread, variance, w float64
-	identified := false
+	identified, unresolved := false, false
 	for i, j := range pl.members {
 		d := fitted[j].Float() - mean
 		spread += pl.weights[i] * d * d
 		variance += pl.weights[i] * fitted[j].StderrFloat() * fitted[j].StderrFloat()
 		w += pl.weights[i]
 		identified = identified || fitted[j].Identified
+		unresolved = unresolved || fitted[j].Unresolved
 	}
 	par := pl.param
 	return FitParam{
 		Param:      newParam(par.Param, par.UnitKind, "", "", mean, math.Sqrt((spread+variance)/w), 5),
 		Before:     beforeOf[fitted[pl.members[0]].Key()],
 		Identified: identified,
+		Unresolved: unresolved,
 		Pooled:     true,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/sim"
+	"gonum.org/v1/gonum/mat"
 )
 
 // synthetic makes records whose values the simulator itself predicts with
@@ -145,6 +146,31 @@ func TestMatters(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("matters(0.2 ns, before %g s) = %v, want %v", c.before, got, c.want)
+		}
+	}
+}
+
+// TestThetaVariances: the diagonal of (JᵀJ)⁻¹ on hand-computed cases; two
+// columns that only trade off get +Inf and leave the third's variance as
+// it is.
+func TestThetaVariances(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name string
+		rows int
+		J    []float64
+		want []float64
+	}{
+		{"diagonal", 3, []float64{1, 0, 0, 2, 0, 0}, []float64{1, 0.25}},
+		{"correlated", 2, []float64{1, 1, 0, 1}, []float64{2, 1}}, // JᵀJ = [[1 1] [1 2]], inverse [[2 −1] [−1 1]]
+		{"collinear pair", 3, []float64{1, 1, 0, 2, 2, 0, 0, 0, 3}, []float64{inf, inf, 1.0 / 9}},
+	} {
+		got := thetaVariances(mat.NewDense(c.rows, len(c.want), c.J))
+		for i := range c.want {
+			if !(got[i] == c.want[i] || math.Abs(got[i]-c.want[i]) < 1e-9*c.want[i]) {
+				t.Errorf("%s: variances %v, want %v", c.name, got, c.want)
+				break
+			}
 		}
 	}
 }

@@ -125,6 +125,8 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 		switch {
 		case p.Limit:
 			se = "a limit: any value beyond fits as well"
+		case p.Unresolved:
+			se = "unbounded: trades off with others"
 		case p.AtBound:
 			se = "at its bound"
 		case se == "":
