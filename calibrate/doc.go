@@ -134,7 +134,12 @@
 // the analytic one at the current parameters, refreshed until it settles
 // (within 0.2%): the fitted values answer to the target fidelity at the
 // cost of a few runs of it per record. Uncertainties come from the
-// residual Jacobian, cov = s²(JᵀJ)⁻¹. For each figure it keys by weight
+// residual Jacobian, cov = s²(JᵀJ)⁻¹ through J's singular values: a
+// parameter that only trades off with others is Unresolved (unbounded).
+// A parameter the records do not see at its fitted value but would see at
+// its value before the fit stays in the overlay as a Limit (a DMA set-up
+// pushed toward zero), since leaving it out hands the chips the default
+// again. For each figure it keys by weight
 // format or DRAM type, a fit also writes a pooled fallback without the
 // key — the record-weighted mean of the keyed figures, its uncertainty
 // their spread added to their variance — so the overlay still speaks for
