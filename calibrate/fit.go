@@ -360,6 +360,16 @@ func (p *problem) residuals(theta []float64) ([]float64, error) {
 	return r, nil
 }
 
+// linearize is the residuals at θ and their Jacobian.
+func (p *problem) linearize(theta []float64) ([]float64, *mat.Dense, error) {
+	r, err := p.residuals(theta)
+	if err != nil {
+		return nil, nil, err
+	}
+	J, err := p.jacobian(theta, r)
+	return r, J, err
+}
+
 // jacobian of the residuals by forward differences on θ; only the records
 // a parameter touches are rerun.
 func (p *problem) jacobian(theta, r0 []float64) (*mat.Dense, error) {
@@ -578,11 +588,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 			}
 		}
 	}
-	r0, err := p.residuals(best)
-	if err != nil {
-		return nil, err
-	}
-	J, err := p.jacobian(best, r0)
+	r0, J, err := p.linearize(best)
 	if err != nil {
 		return nil, err
 	}
@@ -689,11 +695,7 @@ func toward(d *paramDef, theta float64) float64 {
 // (as report judges it) moved toward where it limits the time; nil when
 // the residuals see every parameter.
 func (p *problem) unseenBound(theta []float64) ([]float64, error) {
-	r, err := p.residuals(theta)
-	if err != nil {
-		return nil, err
-	}
-	J, err := p.jacobian(theta, r)
+	_, J, err := p.linearize(theta)
 	if err != nil {
 		return nil, err
 	}
