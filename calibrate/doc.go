@@ -64,7 +64,9 @@
 //   - a pp-only row (n_gen 0) is a prefill record and a tg-only row
 //     (n_prompt 0) a decode record, valued at avg_ts tokens/s with stddev_ts
 //     as its spread; a pp+tg row is skipped, as edgetwin needs the two
-//     phases apart;
+//     phases apart; a row run after n_depth tokens of context ("pp512 @
+//     d4096") keeps its depth, and is predicted with that context in the
+//     KV cache (sim.Config.Depth);
 //   - the model is the catalog model whose parameter count is within 1% of
 //     model_n_params (Llama 2 7B's 6738415616 is llama-2-7b), the quant the
 //     file type at the end of model_type ("llama 7B Q4_0" is Q4_0, "qwen2

@@ -62,8 +62,6 @@ func Predictable(r Record) (ok bool, reason string) {
 		}
 	case r.Kind != KindPrefill && r.Kind != KindDecode:
 		return false, fmt.Sprintf("kind %s: the simulator predicts models (prefill, decode, the probe's decoder) and matrix kernels (gemv, gemm); memory probes characterise the chip instead", r.Kind)
-	case r.Kind == KindPrefill && r.Shape.Depth > 0:
-		return false, fmt.Sprintf("a prefill after %d tokens of context (depth) is not simulated", r.Shape.Depth)
 	}
 	return true, ""
 }
@@ -138,15 +136,15 @@ const maxChips = 256
 // workload is what one record asks the simulator to run, minus the chip's
 // calibration: records that share it share a run.
 type workload struct {
-	soc, model, quant, kv string
-	prompt, gen, batch    int
-	gpu                   int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
-	backend               string
-	threads               int // CPU threads it ran on; 0 unknown (all cores)
+	soc, model, quant, kv     string
+	depth, prompt, gen, batch int // depth: tokens in the KV cache before the prompt (llama-bench -d)
+	gpu                       int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
+	backend                   string
+	threads                   int // CPU threads it ran on; 0 unknown (all cores)
 }
 
 func workloadOf(r Record) workload {
-	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend, threads: r.Threads}
+	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, depth: r.Shape.Depth, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend, threads: r.Threads}
 	if w.kv == "" {
 		w.kv = "F16"
 	}
@@ -159,7 +157,7 @@ func workloadOf(r Record) workload {
 	if r.Kind == KindPrefill {
 		w.prompt = r.Shape.Prompt
 	} else {
-		w.prompt, w.gen = r.Shape.Depth, r.Shape.Gen
+		w.gen = r.Shape.Gen
 	}
 	return w
 }
@@ -244,7 +242,7 @@ func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Resu
 		return nil, err
 	}
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
-		Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
+		Depth: w.depth, Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	full, err := sim.Run(ctx, cfg)
 	if err != nil {
 		return nil, err

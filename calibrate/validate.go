@@ -18,6 +18,7 @@ type Point struct {
 	Model     string  `json:"model"`
 	Quant     string  `json:"quant"`
 	Phase     string  `json:"phase"`
+	Depth     int     `json:"depth,omitempty"` // tokens of context before the measured tokens (llama-bench -d)
 	Kind      Kind    `json:"kind"`
 	Unit      string  `json:"unit"`
 	Measured  float64 `json:"measured"`
@@ -168,7 +169,7 @@ func pointOf(r Record, pred float64, group string) Point {
 	if r.Threads > 0 && (r.Kind == KindGEMV || r.Kind == KindGEMM || r.Kind == KindDecoder) {
 		model += ", " + plural(r.Threads, "thread", "threads")
 	}
-	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Kind: r.Kind, Unit: r.Unit,
+	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Depth: r.Shape.Depth, Kind: r.Kind, Unit: r.Unit,
 		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
 }
 

@@ -41,7 +41,11 @@ func validationTable(w io.Writer, v *calibrate.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tmodel\tquant\tphase\tmeasured\tpredicted\terror\t")
 	for _, p := range v.Points {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", chipName(p.SoC), modelName(p.Model), p.Quant, p.Phase,
+		phase := p.Phase
+		if p.Depth > 0 {
+			phase += fmt.Sprintf(" @ d%d", p.Depth) // llama-bench's label
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s %s\t%s\t%+.1f%%\t\n", chipName(p.SoC), modelName(p.Model), p.Quant, phase,
 			num(p.Measured), p.Unit, num(p.Predicted), 100*p.Error)
 	}
 	if err := tw.Flush(); err != nil {

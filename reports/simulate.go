@@ -27,7 +27,11 @@ func WriteSimulate(w io.Writer, r *sim.Result, f Format) error {
 // time went.
 func SimulateTable(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Policy, r.Fidelity)
-	fmt.Fprintf(w, "prompt %d · generate %d · batch %d · KV cache %s\n\n", r.Prompt, r.Gen, r.Batch, r.KVDtype)
+	depth := ""
+	if r.Depth > 0 {
+		depth = fmt.Sprintf(" after %d tokens of context", r.Depth)
+	}
+	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n\n", r.Prompt, depth, r.Gen, r.Batch, r.KVDtype)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))

@@ -40,6 +40,7 @@ type Config struct {
 	Unit     string  // the unit that runs the matrix work; "" picks the fastest
 	Policy   *Policy // tensor placement; nil takes the chip's (memory policy)
 	Prompt   int     // prefill tokens per sequence
+	Depth    int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
 	Gen      int     // decoded tokens per sequence
 	Batch    int     // concurrent sequences
 	Fidelity Fidelity
@@ -124,12 +125,15 @@ type Footprint struct {
 func (f Footprint) Total() float64 { return f.Weights + f.KV }
 
 func footprint(c *Config) Footprint {
-	ctx := c.Prompt + c.Gen
 	return Footprint{
 		Weights: c.Model.WeightBytes(c.Quant),
-		KV:      c.Model.KVBytesPerToken(c.KV) * float64(ctx) * float64(c.Batch),
+		KV:      c.Model.KVBytesPerToken(c.KV) * float64(c.context()) * float64(c.Batch),
 	}
 }
+
+// context is the most tokens a sequence's KV cache holds: the depth, the
+// prompt and the generated tokens.
+func (c *Config) context() int { return c.Depth + c.Prompt + c.Gen }
 
 // checkFit rejects a model the chip's DRAM cannot hold.
 func checkFit(c *Config) error {
@@ -152,6 +156,10 @@ func (c *Config) validate() error {
 		return inputErrorf("--gen %d is not allowed: must be 0 or more", c.Gen)
 	case c.Batch < 1:
 		return inputErrorf("--batch %d is not allowed: must be 1 or more", c.Batch)
+	case c.Depth < 0:
+		return inputErrorf("--depth %d is not allowed: must be 0 or more", c.Depth)
+	case c.Depth > 0 && c.Scenario != nil:
+		return inputErrorf("--depth %d with --scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
 	}
 	if c.Fidelity == "" {
 		c.Fidelity = Tile

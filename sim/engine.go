@@ -219,7 +219,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	// SRAM: the KV cache's resident share first, then streaming buffers.
 	sram := float64(unit.SRAM)
 	if kv := pol.placement(classKV); kv.Home == HomeSRAM {
-		need := e.kvLayer * float64(c.Prompt+c.Gen) * float64(c.Model.Layers)
+		need := e.kvLayer * float64(c.context()) * float64(c.Model.Layers)
 		e.kvResident = math.Min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
 		sram -= e.kvResident * float64(c.Model.Layers)
 	}
@@ -339,7 +339,7 @@ func (e *engine) spansOf(op workloads.Op) (spans []span, resident float64) {
 // tokens' K and V are one run per head, each far from the next.
 func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
-	maxCtx := float64(e.cfg.Prompt + e.cfg.Gen)
+	maxCtx := float64(e.cfg.context())
 	base := e.layout.of("kv."+strconv.Itoa(op.Layer), e.kvLayer*maxCtx)
 	read := op.Touch(workloads.KVRead)
 	write := op.Touch(workloads.KVWrite)

@@ -14,6 +14,7 @@ type Result struct {
 	Policy   string `json:"policy"`
 	Fidelity string `json:"fidelity"`
 	Prompt   int    `json:"prompt"`
+	Depth    int    `json:"depth,omitempty"` // tokens in the KV cache before the prompt
 	Gen      int    `json:"gen"`
 	Batch    int    `json:"batch"`
 	Scenario string `json:"scenario"`

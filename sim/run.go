@@ -14,7 +14,8 @@ import (
 // first10s is the window of decode.first_10s_tokens_per_s.
 const first10s = 10.0
 
-// Run simulates a prefill of cfg.Prompt tokens and cfg.Gen decode steps.
+// Run simulates a prefill of cfg.Prompt tokens after cfg.Depth tokens of
+// context, and cfg.Gen decode steps.
 // Errors about the inputs are *InputError.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
@@ -52,8 +53,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return t
 	}
 	r := newResult(&cfg, unit.Name, dt)
-	if max := cfg.Model.MaxContext; cfg.Prompt+cfg.Gen > max {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("context %d exceeds %s's trained maximum of %d tokens", cfg.Prompt+cfg.Gen, cfg.Model.Name, max))
+	if max := cfg.Model.MaxContext; cfg.context() > max {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("context %d exceeds %s's trained maximum of %d tokens", cfg.context(), cfg.Model.Name, max))
 	}
 
 	s, err := e.runSession(ctx, pass, r)
@@ -108,7 +109,7 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 	}
 	return &Result{
 		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), KVDtype: c.KV.String(), Scenario: scenario,
-		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Gen: c.Gen, Batch: c.Batch,
+		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
 		Warnings:   []string{},
 		Provenance: provenance(c),

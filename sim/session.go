@@ -46,7 +46,7 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 	timeUp := func() bool { return e.stopAt > 0 && e.clock >= e.stopAt }
 	switch {
 	case sc == nil:
-		if err := e.turn(ctx, s, turnSpec{prompt: c.Prompt, gen: c.Gen}); err != nil {
+		if err := e.turn(ctx, s, turnSpec{base: c.Depth, prompt: c.Prompt, gen: c.Gen}); err != nil {
 			return nil, err
 		}
 	case sc.Kind == workloads.Single:

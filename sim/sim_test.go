@@ -30,7 +30,7 @@ var minimalChip = func() string {
 
 type opts struct {
 	chip, chipSrc, model, quant string
-	prompt, gen, batch          int
+	prompt, depth, gen, batch   int
 	fidelity                    Fidelity
 	sets                        []string
 }
@@ -83,7 +83,7 @@ func buildConfig(o opts) (Config, error) {
 	kv, _ := workloads.ParseKVFormat("F16")
 	return Config{
 		Chip: chip, Model: model, Quant: q, KV: kv,
-		Prompt: o.prompt, Gen: o.gen, Batch: max(1, o.batch), Fidelity: o.fidelity, Seed: 1,
+		Prompt: o.prompt, Depth: o.depth, Gen: o.gen, Batch: max(1, o.batch), Fidelity: o.fidelity, Seed: 1,
 	}, nil
 }
 
@@ -212,6 +212,33 @@ func TestPhasesOfZeroTokens(t *testing.T) {
 	if r.TTFT <= r.Prefill.Seconds {
 		t.Errorf("TTFT %v must include sampling after prefill %v", r.TTFT, r.Prefill.Seconds)
 	}
+}
+
+// TestDepth: tokens already in the KV cache (a follow-up request,
+// llama-bench's -d) are attended to, not prefilled. A prompt after them
+// costs more than on its own and less than prefilling them with it; a
+// decode after them runs the steps a decode after a prompt as long does;
+// the KV cache holds them.
+func TestDepth(t *testing.T) {
+	for _, fid := range []Fidelity{Analytic, Tile} {
+		alone := simulate(t, opts{chipSrc: minimalChip, prompt: 256, gen: 8, fidelity: fid})
+		deep := simulate(t, opts{chipSrc: minimalChip, depth: 1024, prompt: 256, gen: 8, fidelity: fid})
+		whole := simulate(t, opts{chipSrc: minimalChip, prompt: 1280, gen: 8, fidelity: fid})
+		after := simulate(t, opts{chipSrc: minimalChip, depth: 1280, gen: 8, fidelity: fid})
+		if !(alone.Prefill.Seconds < deep.Prefill.Seconds && deep.Prefill.Seconds < whole.Prefill.Seconds) {
+			t.Errorf("%s: prefill of 256 tokens %.4f s alone, %.4f s after 1024 of context; 1280 at once %.4f s: want increasing",
+				fid, alone.Prefill.Seconds, deep.Prefill.Seconds, whole.Prefill.Seconds)
+		}
+		if deep.Depth != 1024 || deep.Memory.KVBytes != whole.Memory.KVBytes {
+			t.Errorf("%s: depth %d, KV cache %g B; want 1024 and the %g B of 1288 tokens", fid, deep.Depth, deep.Memory.KVBytes, whole.Memory.KVBytes)
+		}
+		// The tile run after a prompt finds some of the model in the L3.
+		if d := after.Decode.Seconds/whole.Decode.Seconds - 1; math.Abs(d) > 0.01 || (fid == Analytic && d != 0) {
+			t.Errorf("%s: 8 steps after 1280 tokens of context take %.6f s, after a 1280-token prompt %.6f s", fid, after.Decode.Seconds, whole.Decode.Seconds)
+		}
+	}
+	_, err := try(opts{chipSrc: minimalChip, depth: -1, prompt: 1, gen: 1})
+	assertInputError(t, err)
 }
 
 func TestDoesNotFit(t *testing.T) {

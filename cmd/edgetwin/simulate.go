@@ -21,7 +21,7 @@ type runFlags struct {
 	calibration                 string
 	scenario, duration          string
 	fidelity, format            string
-	prompt, gen, batch          int
+	prompt, depth, gen, batch   int
 	seed                        uint64
 	sets                        []string
 }
@@ -34,6 +34,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.kv, "kv-dtype", "F16", "KV-cache element type (F16, Q8_0, Q4_0, INT8, ...)")
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
+	fl.IntVar(&f.depth, "depth", 0, "tokens already in the KV cache before the prompt (a follow-up request; llama-bench -d)")
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
 	fl.IntVar(&f.batch, "batch", 1, "concurrent sequences")
 	fl.StringVar(&f.policy, "policy", "", "tensor placement policy: "+strings.Join(sim.PolicyIDs(), ", ")+", or a YAML file (default: the chip's)")
@@ -138,7 +139,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	}
 	return sim.Config{
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
-		Prompt: f.prompt, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
+		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}, nil
 }
 
