@@ -25,7 +25,9 @@
 // [Record.Validate] checks one: a known kind, a chip, a finite value > 0 in
 // a unit that suits the kind, a model, a quant that workloads.ParseQuant
 // reads and a prompt (prefill) or generation (decode) length for the model
-// kinds.
+// kinds. A record read from a file that leaves the length out (CONTRACT.md
+// asks only for kind, soc, model, quant, value, unit and source) takes
+// llama-bench's pp512 or tg128, with a warning naming the line.
 //
 // # Writing and reading
 //

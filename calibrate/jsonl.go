@@ -227,6 +227,7 @@ func catalogID(ref string) bool {
 func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 	br := bufio.NewReader(r)
 	var recs []Record
+	var warns []Warning
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
@@ -234,18 +235,21 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 		}
 		complete := err == nil
 		if len(bytes.TrimSpace(text)) > 0 {
-			rec, perr := parseRecordLine(name, line, text)
+			rec, assumed, perr := parseRecordLine(name, line, text)
 			if perr != nil {
 				if !complete && perr.truncated {
 					w := Warning{File: name, Line: line, Msg: fmt.Sprintf("last line cut short (%d bytes, no newline): a writer was interrupted; ignored", len(text))}
-					return recs, []Warning{w}, nil
+					return recs, append(warns, w), nil
 				}
 				return nil, nil, perr.err
+			}
+			if assumed != "" {
+				warns = append(warns, Warning{File: name, Line: line, Msg: assumed})
 			}
 			recs = append(recs, rec)
 		}
 		if !complete {
-			return recs, nil, nil
+			return recs, warns, nil
 		}
 	}
 }
@@ -255,7 +259,7 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 // name:line and the field (a *spec.Error). It serves readers of a stream,
 // such as the records a probe prints as it measures them.
 func ParseLine(name string, line int, text []byte) (Record, error) {
-	rec, le := parseRecordLine(name, line, text)
+	rec, _, le := parseRecordLine(name, line, text)
 	if le != nil {
 		return Record{}, le.err
 	}
@@ -267,8 +271,10 @@ type lineError struct {
 	truncated bool // the line is a proper prefix of a JSON value
 }
 
-// parseRecordLine decodes and validates one line.
-func parseRecordLine(name string, line int, text []byte) (Record, *lineError) {
+// parseRecordLine decodes and validates one line. A prefill or decode
+// record without its shape's prompt or gen takes llama-bench's default
+// ([DefaultPrompt], [DefaultGen]); assumed then says so.
+func parseRecordLine(name string, line int, text []byte) (rec Record, assumed string, _ *lineError) {
 	fail := func(path, format string, args ...any) *lineError {
 		return &lineError{err: &spec.Error{File: name, Line: line, Path: path, Msg: oneLine(fmt.Sprintf(format, args...))}}
 	}
@@ -279,27 +285,26 @@ func parseRecordLine(name string, line int, text []byte) (Record, *lineError) {
 	if err := dec.Decode(&raw); err != nil {
 		le := fail("", "not a JSON object: %s", jsonErrText(err))
 		le.truncated = errors.Is(err, io.ErrUnexpectedEOF)
-		return Record{}, le
+		return Record{}, "", le
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Record{}, fail("", "more than one JSON value on the line; a record is one object a line")
+		return Record{}, "", fail("", "more than one JSON value on the line; a record is one object a line")
 	}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		return Record{}, fail("", "a record is a JSON object, not %s", jsonKind(raw))
+		return Record{}, "", fail("", "a record is a JSON object, not %s", jsonKind(raw))
 	}
 	if path, allowed := unknownKey(obj, reflect.TypeFor[Record](), ""); path != "" {
-		return Record{}, fail(path, "unknown field; allowed: %s", allowed)
+		return Record{}, "", fail(path, "unknown field; allowed: %s", allowed)
 	}
-	var rec Record
 	strict := json.NewDecoder(bytes.NewReader(text))
 	strict.DisallowUnknownFields()
 	if err := strict.Decode(&rec); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Record{}, fail(te.Field, "%s is not %s", te.Value, goTypeName(te.Type))
+			return Record{}, "", fail(te.Field, "%s is not %s", te.Value, goTypeName(te.Type))
 		}
-		return Record{}, fail("", "%s", jsonErrText(err))
+		return Record{}, "", fail("", "%s", jsonErrText(err))
 	}
 	if len(rec.Conditions.Clocks) == 0 {
 		rec.Conditions.Clocks = nil // "clocks": {} is no clocks
@@ -307,14 +312,15 @@ func parseRecordLine(name string, line int, text []byte) (Record, *lineError) {
 	if len(rec.Conditions.Temps) == 0 {
 		rec.Conditions.Temps = nil
 	}
+	assumed = rec.defaultShape(obj)
 	if err := rec.Validate(); err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {
-			return Record{}, fail(fe.Field, "%s", fe.Msg)
+			return Record{}, "", fail(fe.Field, "%s", fe.Msg)
 		}
-		return Record{}, fail("", "%s", err)
+		return Record{}, "", fail("", "%s", err)
 	}
-	return rec, nil
+	return rec, assumed, nil
 }
 
 // unknownKey finds the first key of obj (sorted) that struct type t has no

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,6 +170,7 @@ func TestReadIsStrict(t *testing.T) {
 		{strings.Replace(good, `tokens/s`, `B/s`, 1), `r.jsonl:2: field unit: "B/s" does not suit kind decode; use tokens/s or s`},
 		{strings.Replace(good, `"Q4_0"`, `"Q2_K_S"`, 1), `r.jsonl:2: field quant: "Q2_K_S" is not a quantisation`},
 		{strings.Replace(good, `,"source":"x"`, ``, 1), `r.jsonl:2: field source: missing`},
+		{strings.Replace(good, `"gen":128`, `"gen":0`, 1), `r.jsonl:2: field shape.gen: a decode record needs the number of generated tokens > 0, got 0`},
 		{good + ` {}`, "r.jsonl:2: more than one JSON value on the line"},
 		{`[1,2]`, "r.jsonl:2: a record is a JSON object, not an array"},
 		{`null`, "r.jsonl:2: a record is a JSON object, not null"},
@@ -184,6 +186,27 @@ func TestReadIsStrict(t *testing.T) {
 	got, warns, err := Read(strings.NewReader("\n"+good+"\n\n  \n"+good+"\n"), "r.jsonl")
 	if err != nil || len(warns) != 0 || len(got) != 2 {
 		t.Errorf("blank lines: %d records, %v, %v", len(got), warns, err)
+	}
+}
+
+// TestReadAssumesShape: a prefill or decode record with only the fields
+// CONTRACT.md requires takes llama-bench's pp512 or tg128, and a warning
+// names the line and the field assumed.
+func TestReadAssumesShape(t *testing.T) {
+	in := `{"kind":"prefill","soc":"apple-m2","model":"llama-2-7b","quant":"Q4_0","value":180,"unit":"tokens/s","source":"x"}
+{"kind":"decode","soc":"apple-m2","model":"llama-2-7b","quant":"Q4_0","shape":{"depth":512},"value":21,"unit":"tokens/s","source":"x"}
+{"kind":"decode","soc":"apple-m2","model":"llama-2-7b","quant":"Q4_0","shape":{"gen":64},"value":21,"unit":"tokens/s","source":"x"}
+`
+	recs, warns, err := Read(strings.NewReader(in), "m.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []Shape{recs[0].Shape, recs[1].Shape, recs[2].Shape}; !slices.Equal(got, []Shape{{Prompt: 512}, {Gen: 128, Depth: 512}, {Gen: 64}}) {
+		t.Errorf("shapes %+v", got)
+	}
+	if len(warns) != 2 || !strings.HasPrefix(warns[0].String(), "m.jsonl:1: field shape.prompt missing: assumed 512 tokens") ||
+		!strings.HasPrefix(warns[1].String(), "m.jsonl:2: field shape.gen missing: assumed 128 tokens") {
+		t.Errorf("warnings %v", warns)
 	}
 }
 

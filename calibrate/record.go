@@ -130,6 +130,31 @@ type Shape struct {
 	Bytes int64 `json:"bytes,omitempty"`
 }
 
+// DefaultPrompt and DefaultGen are the shape of a prefill or a decode
+// record that gives none: llama-bench's pp512 and tg128, simulate's
+// defaults too.
+const (
+	DefaultPrompt = 512
+	DefaultGen    = 128
+)
+
+// defaultShape gives a prefill record without shape.prompt, or a decode
+// record without shape.gen, llama-bench's default and returns what it
+// assumed ("" when nothing). obj is the record's JSON object: a field given
+// as 0 is not missing, and stays an error.
+func (r *Record) defaultShape(obj map[string]any) string {
+	shape, _ := obj["shape"].(map[string]any)
+	switch {
+	case r.Kind == KindPrefill && shape["prompt"] == nil:
+		r.Shape.Prompt = DefaultPrompt
+		return fmt.Sprintf("field shape.prompt missing: assumed %d tokens, llama-bench's pp%d; give it, as a prefill's time depends on it", DefaultPrompt, DefaultPrompt)
+	case r.Kind == KindDecode && shape["gen"] == nil:
+		r.Shape.Gen = DefaultGen
+		return fmt.Sprintf("field shape.gen missing: assumed %d tokens, llama-bench's tg%d", DefaultGen, DefaultGen)
+	}
+	return ""
+}
+
 // Conditions are what the figure may depend on besides the chip and the
 // work: temperatures, clocks, software.
 type Conditions struct {
