@@ -358,12 +358,18 @@ func (e *engine) fallbackOf(kind string) *Fallback {
 	return f
 }
 
-// dmaQueue hands DMA descriptors to a fixed number of channels; a
-// descriptor waits for a free channel, pays the set-up, then moves its L3
-// hits over the L3 link and the rest over the DRAM link at once.
+// dmaQueue hands DMA descriptors to a fixed number of channels. A
+// descriptor waits for a free channel and pays the set-up there (the
+// channels set up several at once); its transfers then move in the order
+// the descriptors were set up, one at a time on each link at the link's
+// full rate, as a DMA engine's in-order queue moves them: the tile the unit
+// needs next arrives first, and while it computes, the transfer of the tile
+// after it hides the set-up of the next. (Shared fairly instead, two
+// buffers' transfers finish together, free their buffers together and pay
+// their set-ups together with the link idle: double-buffering lost.)
 type dmaQueue struct {
 	sim      *des.Sim
-	dram, l3 *des.Link
+	dram, l3 inOrder
 	free     []int // idle channels, lowest first
 	setup    des.Time
 	waiting  []*descriptor
@@ -386,8 +392,46 @@ type descriptor struct {
 	runFn, part func() // d.run and d.transferred, bound once
 }
 
+// inOrder moves the DMA's transfers over one link one at a time, in the
+// order they are queued.
+type inOrder struct {
+	link   *des.Link
+	queue  []inOrderPart // queue[0] is moving when the queue is not empty
+	doneFn func()        // i.done, bound once
+}
+
+type inOrderPart struct {
+	bytes float64
+	done  func()
+}
+
+func newInOrder(link *des.Link) inOrder { return inOrder{link: link} }
+
+// send queues a transfer of bytes and calls done once it has moved.
+func (i *inOrder) send(bytes float64, done func()) {
+	if i.doneFn == nil {
+		i.doneFn = i.done
+	}
+	i.queue = append(i.queue, inOrderPart{bytes, done})
+	if len(i.queue) == 1 {
+		i.link.Send(bytes, 0, i.doneFn)
+	}
+}
+
+// done ends the moving transfer and starts the next.
+func (i *inOrder) done() {
+	finished := i.queue[0].done
+	i.queue = i.queue[1:]
+	if len(i.queue) == 0 {
+		i.queue = i.queue[:0:0] // let the backing array go once drained
+	} else {
+		i.link.Send(i.queue[0].bytes, 0, i.doneFn)
+	}
+	finished()
+}
+
 func newDMAQueue(s *des.Sim, dram, l3 *des.Link, channels int, setup float64) *dmaQueue {
-	q := &dmaQueue{sim: s, dram: dram, l3: l3, setup: des.Seconds(setup)}
+	q := &dmaQueue{sim: s, dram: newInOrder(dram), l3: newInOrder(l3), setup: des.Seconds(setup)}
 	for ch := channels - 1; ch >= 0; ch-- {
 		q.free = append(q.free, ch)
 	}
@@ -423,16 +467,20 @@ func (q *dmaQueue) start() {
 	}
 }
 
-// run starts the descriptor's transfers once its set-up is paid.
+// run queues the descriptor's transfers once its set-up is paid.
 func (d *descriptor) run() {
 	d.parts = 0
 	if d.dram > 0 {
 		d.parts++
-		d.q.dram.Send(d.dram, 0, d.part)
 	}
 	if d.l3 > 0 {
 		d.parts++
-		d.q.l3.Send(d.l3, 0, d.part)
+	}
+	if d.dram > 0 {
+		d.q.dram.send(d.dram, d.part)
+	}
+	if d.l3 > 0 {
+		d.q.l3.send(d.l3, d.part)
 	}
 	if d.parts == 0 {
 		d.parts = 1
