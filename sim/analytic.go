@@ -7,11 +7,15 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// analyticPass is a roofline per operator: the larger of its dispatch plus
-// compute time and the time its bytes take to arrive, with no overlap
-// between operators. The DMA of an operator's data starts before the unit
-// dispatches it, as in the tile fidelity, but only its first tiles fit in
-// the buffers: the dispatch beyond their fetch adds to the memory time.
+// analyticPass follows the tile fidelity's stream by arithmetic instead of
+// events: each operator is dispatched, then computed tile by tile as its
+// tiles arrive; a tile is fetched once a buffer is free, its set-up first,
+// its transfer after the transfers before it (the DMA moves them in order),
+// and the next operator's first tiles are fetched while this one ends and
+// the unit dispatches the next. The first and last tiles of an operator
+// are followed one by one; the settled middle, where every tile takes the
+// same period, is skipped at once. There are no events, and no contention
+// but the stream's own.
 //
 // The L3 is estimated per class instead of simulated: after the first
 // pass, a class whose bytes per pass fit in the ways it may use hits; one
@@ -32,10 +36,10 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 	}
 	hit := e.analyticHits(perClass)
 	e.passes++
-	var total float64
+	p := e.newPipe()
 	for _, op := range ops {
 		if e.fallsBack(op) {
-			total += e.analyticFallback(op)
+			p.unit += e.analyticFallback(op)
 			continue
 		}
 		spans, resident := e.spansOf(op)
@@ -57,45 +61,83 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 		e.st.ops += op.FLOPs
 		d := float64(e.unit.Dispatch)
 		compute := e.computeSeconds(op, streamed, resident)
-		stream := e.analyticStream(compute, dram/e.dramBW+l3/e.l3BW, streamed, len(spans))
-		// The DMA fetches an operator's first tiles while the unit
-		// dispatches it; the rest of the dispatch holds the stream up.
-		op := math.Max(d+compute, stream.held(d)+stream.seconds)
+		start := p.unit
+		p.unit += d
+		if len(spans) == 0 || streamed == 0 {
+			p.unit += compute
+		} else {
+			n := max(1, int(math.Ceil(streamed/e.tile)))
+			p.stream(n, compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(spans)))
+		}
 		e.st.dispatch += d
 		e.st.compute += compute
-		e.st.stallMem += math.Max(0, op-d-compute)
-		total += op
+		e.st.stallMem += math.Max(0, p.unit-start-d-compute)
 	}
-	return total
+	return p.unit
 }
 
-// streamTime is the analytic estimate of an operator's tile stream.
-type streamTime struct {
-	seconds  float64 // the tiles' share of the stream
-	prefetch float64 // the fetch of the tiles the buffers hold before compute starts
+// pipe is the analytic pass's tile stream, in seconds from the pass's
+// start: when the DMA's transfers so far are done, when the unit is free,
+// and when each of the last buffers+1 tiles was computed (tile i's buffer
+// is free for tile i+buffers once tile i is computed).
+type pipe struct {
+	link, unit float64
+	computed   []float64 // tile i's end at i mod len
+	tiles      int
 }
 
-// held is the part of a dispatch of d seconds the stream waits for.
-func (s streamTime) held(d float64) float64 { return math.Max(0, d-s.prefetch) }
-
-// analyticStream times an operator's tiles as the tile fidelity runs them:
-// n tiles, each fetched in set-up + transfer and then computed, with as
-// many in flight as there are buffers. In steady state a tile takes the
-// longest of its compute, its transfer on the shared link, and (fetch +
-// compute) / buffers, since a buffer is refilled only once its tile is
-// computed.
-func (e *engine) analyticStream(compute, link, streamed float64, spans int) streamTime {
-	if spans == 0 || streamed == 0 {
-		return streamTime{seconds: compute}
+// newPipe is an empty stream with every buffer free at the start.
+func (e *engine) newPipe() *pipe {
+	if cap(e.pipeBuf) < e.buffers+1 {
+		e.pipeBuf = make([]float64, e.buffers+1)
 	}
-	n := math.Max(1, math.Ceil(streamed/e.tile))
-	b := float64(e.buffers)
-	c, t := compute/n, link/n
-	fetch := float64(e.cfg.Chip.DMA.Setup)*float64(spans) + t
-	period := math.Max(math.Max(c, t), (fetch+c)/b)
-	// The stream runs on across operators (the DMA fetches the next
-	// operator's tiles while this one computes), so there is no fill.
-	return streamTime{seconds: n * period, prefetch: math.Min(n, b) * fetch}
+	clear(e.pipeBuf[:e.buffers+1])
+	return &pipe{computed: e.pipeBuf[:e.buffers+1]}
+}
+
+// setupOf is the set-up time of a tile of so many DMA descriptors (one a
+// span): the channels set descriptors up side by side, each buffer's tile
+// having its share of them.
+func (e *engine) setupOf(descriptors int) float64 {
+	share := max(1, e.cfg.Chip.DMA.Channels/e.buffers)
+	return float64(e.cfg.Chip.DMA.Setup) * math.Ceil(float64(descriptors)/float64(share))
+}
+
+// pipeKeep is how many tiles of an operator are followed one by one at
+// each end before and after its settled middle is skipped.
+const pipeKeep = 4
+
+// stream runs n identical tiles through the pipe, each computed in c
+// seconds once its transfer of t seconds has followed a set-up of s.
+func (p *pipe) stream(n int, c, t, s float64) {
+	b := len(p.computed) - 1
+	one := func() {
+		freed := p.computed[(p.tiles+1)%(b+1)] // tile i−b's end: its buffer
+		p.link = math.Max(freed+s, p.link) + t
+		p.unit = math.Max(p.unit, p.link) + c
+		p.computed[p.tiles%(b+1)] = p.unit
+		p.tiles++
+	}
+	head := min(n, b+pipeKeep)
+	for range head {
+		one()
+	}
+	if skip := n - head - pipeKeep; skip > 0 {
+		// Settled: each tile ends one period after the tile before; the
+		// period is the average over the last b, which a buffer cycle spans.
+		period := (p.unit - p.computed[p.tiles%(b+1)]) / float64(b)
+		shift := float64(skip) * period
+		p.link += shift
+		p.unit += shift
+		for i := range p.computed {
+			p.computed[i] += shift
+		}
+		p.tiles += skip
+		n -= skip
+	}
+	for range n - head {
+		one()
+	}
 }
 
 // analyticHits estimates each class's L3 hit fraction for this pass.

@@ -13,12 +13,16 @@
 //     tiles that DMA brings from DRAM (through the L3, simulated block by
 //     block) into the unit's SRAM while the unit computes the previous tile
 //     (double buffering). DRAM and L3 are fluid links shared by concurrent
-//     transfers. Every operator pays the unit's dispatch cost first.
-//   - Analytic is a roofline per operator: dispatch plus the larger of its
-//     compute time and its memory time, with no overlap between operators.
+//     transfers; the DMA moves its own in order. Every operator pays the
+//     unit's dispatch cost first.
+//   - Analytic follows the same tile stream by arithmetic: per tile, when
+//     its buffer frees, its set-up, its turn on the link and its compute,
+//     with the settled middle of each operator skipped at its period, and
+//     the L3's hits estimated per class instead of simulated.
 //
-// With nothing contending, the two agree within a few percent; the tile
-// fidelity is what sees the L3 thrash and the pipeline bubbles.
+// With nothing contending, the two agree within a few percent (the L3
+// estimate is the difference); the tile fidelity is what sees the L3
+// thrash.
 //
 // A run is single-threaded and deterministic: the same inputs give the same
 // Result, byte for byte, on any machine.

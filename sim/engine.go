@@ -88,6 +88,7 @@ type engine struct {
 	// Buffers the tile passes reuse, so a pass allocates little.
 	tileBuf []streamTile
 	spanBuf []span
+	pipeBuf []float64 // the analytic pass's pipe, reused
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache

@@ -180,21 +180,29 @@ func TestLongerContextNeverSpeedsDecode(t *testing.T) {
 
 func TestAnalyticAgreesWithTile(t *testing.T) {
 	// One sequence, one unit, nothing else running: no contention, so the
-	// roofline and the event simulation must agree within 5%.
-	for _, o := range []opts{
-		{chipSrc: minimalChip, prompt: 0, gen: 16},
-		{chipSrc: minimalChip, prompt: 512, gen: 0},
-		{chip: "seed-c", model: "seed-moe-3b", prompt: 128, gen: 8},
+	// analytic pipe follows the event simulation's stream. What is left
+	// is the L3, estimated per class in analytic and simulated in tile:
+	// activations a prefill writes and reads back hit in tile's cache, and
+	// the first pass gets no hits in the estimate; seed-c's L3 keeps part
+	// of a MoE decode's KV and experts, which the estimate calls all or
+	// nothing. Measured: 0.5%, 2.7%, 4.2% and 4.8%.
+	for _, c := range []struct {
+		o   opts
+		tol float64
+	}{
+		{opts{chipSrc: minimalChip, prompt: 0, gen: 16}, 0.01},
+		{opts{chipSrc: minimalChip, prompt: 512, gen: 0}, 0.03},
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: 128, gen: 8}, 0.05},
 	} {
-		tile := simulate(t, o)
-		o.fidelity = Analytic
-		ana := simulate(t, o)
+		tile := simulate(t, c.o)
+		c.o.fidelity = Analytic
+		ana := simulate(t, c.o)
 		for _, p := range [][2]*float64{{tile.Prefill.TokensPerS, ana.Prefill.TokensPerS}, {tile.Decode.TokensPerS, ana.Decode.TokensPerS}} {
 			if p[0] == nil {
 				continue
 			}
-			if d := math.Abs(*p[1] / *p[0] - 1); d > 0.05 {
-				t.Errorf("%+v: tile %.2f vs analytic %.2f tokens/s differ by %.1f%%", o, *p[0], *p[1], d*100)
+			if d := math.Abs(*p[1] / *p[0] - 1); d > c.tol {
+				t.Errorf("%+v: tile %.2f vs analytic %.2f tokens/s differ by %.1f%%, more than %.0f%%", c.o, *p[0], *p[1], d*100, c.tol*100)
 			}
 		}
 	}
