@@ -165,12 +165,12 @@ func TestM1PredictsM2(t *testing.T) {
 			t.Errorf("%s MAPE %.1f%% misses the issue's target of %.0f%%", c.phase, 100*mape, 100*c.target)
 		}
 	}
-	// What the workflow reaches (session 5: decode 4.6% at analytic, 5.9%
-	// at tile, where the fit lands elsewhere), with room: a fit that stays
-	// in the basin its defaults start in (GEMV efficiencies unseen)
-	// predicted decode at 6.3% (analytic), and one that drops a limit from
-	// its overlay at 21.4% (tile).
-	guard := map[sim.Fidelity]float64{sim.Analytic: 0.055, sim.Tile: 0.075}
+	// What the workflow reaches (session 6: decode 4.1% at analytic, 4.0%
+	// at tile, the two fidelities now agreeing), with room: a fit that
+	// stays in the basin its defaults start in (GEMV efficiencies unseen)
+	// predicted decode at 6.3% (analytic), one that drops a limit from its
+	// overlay at 21.4% (tile), and fair-shared DMA transfers at 5.9% (tile).
+	guard := map[sim.Fidelity]float64{sim.Analytic: 0.05, sim.Tile: 0.05}
 	if g, ok := guard[fid]; ok {
 		if mape := v.MAPE[PhaseDecode]; mape > g {
 			t.Errorf("decode MAPE %.1f%% at %s: the fit has lost the minimum it found (analytic 4.6%%, tile 5.9%%)", 100*mape, fid)
