@@ -17,24 +17,33 @@ import (
 // same period, is skipped at once. There are no events, and no contention
 // but the stream's own.
 //
-// The L3 is estimated per class instead of simulated: after the first
-// pass, a class whose bytes per pass fit in the ways it may use hits; one
-// that does not fit misses, except that locked lines keep the share that
-// fits.
+// The L3 is estimated per class instead of simulated: a class whose
+// footprint fits in the ways it may use hits, from the second pass on, and
+// in the first on what the pass reads again (a prefill's KV, written before
+// it is read; its spilled activations, one buffer read by every operator);
+// one that does not fit misses, except that locked lines keep the share
+// that fits.
 func (e *engine) analyticPass(ops []workloads.Op) float64 {
-	var perClass [numClasses]float64
+	var pass passBytes
 	for _, op := range ops {
 		if e.fallsBack(op) {
 			continue
 		}
 		spans, _ := e.spansOf(op)
 		for _, s := range spans {
-			if !s.write {
-				perClass[s.class] += s.bytes
+			switch {
+			case s.write:
+				pass.written[s.class] += s.bytes
+			case s.class == classActivations: // every spill reuses one buffer (spansOf)
+				pass.read[s.class] += s.bytes
+				pass.footprint[s.class] = math.Max(pass.footprint[s.class], s.bytes)
+			default:
+				pass.read[s.class] += s.bytes
+				pass.footprint[s.class] += s.bytes
 			}
 		}
 	}
-	hit := e.analyticHits(perClass)
+	hit := e.analyticHits(pass)
 	e.passes++
 	p := e.newPipe()
 	for _, op := range ops {
@@ -47,12 +56,13 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 		for _, s := range spans {
 			streamed += s.bytes
 			h := hit[s.class]
-			e.countL3(s.class, s.bytes, s.bytes*(1-h))
 			if s.write {
+				e.countL3(s.class, s.bytes, s.bytes) // new lines: a miss that allocates, as in tile
 				dram += e.dramCost(s, s.bytes)
 				e.countDRAM(s.bytes)
 				continue
 			}
+			e.countL3(s.class, s.bytes, s.bytes*(1-h))
 			l3 += s.bytes * h
 			dram += e.dramCost(s, s.bytes*(1-h))
 			e.countDRAM(s.bytes * (1 - h))
@@ -140,30 +150,43 @@ func (p *pipe) stream(n int, c, t, s float64) {
 	}
 }
 
+// passBytes is what a pass reads and writes of each class, and how much
+// memory its reads cover (less than they read when they read a buffer
+// again).
+type passBytes struct {
+	read, written, footprint [numClasses]float64
+}
+
 // analyticHits estimates each class's L3 hit fraction for this pass.
-func (e *engine) analyticHits(perClass [numClasses]float64) [numClasses]float64 {
+func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 	var hit [numClasses]float64
-	if e.l3c == nil || e.passes == 0 {
+	if e.l3c == nil {
 		return hit
 	}
 	ways := float64(e.cfg.Chip.Memory.L3.Ways)
-	var shared float64 // bytes of the classes that share the unreserved ways
-	for c := range perClass {
+	var shared float64 // footprint of the classes that share the unreserved ways
+	for c := range pass.footprint {
 		if r := e.requests[c]; r.Allocate && !r.Lock && r.Ways == e.shared {
-			shared += perClass[c]
+			shared += pass.footprint[c]
 		}
 	}
-	for c, bytes := range perClass {
+	for c, bytes := range pass.read {
 		r := e.requests[c]
 		if !r.Allocate || bytes == 0 {
 			continue
 		}
+		reuse := 1.0 // an earlier pass left the footprint in the L3
+		if e.passes == 0 {
+			// Only what this pass wrote, or read before, is there.
+			cold := math.Max(0, pass.footprint[c]-pass.written[c])
+			reuse = 1 - math.Min(1, cold/bytes)
+		}
 		capacity := e.l3Size * float64(bits.OnesCount64(uint64(r.Ways))) / ways
 		switch {
 		case r.Lock:
-			hit[c] = math.Min(1, capacity/bytes)
-		case bytes <= capacity && shared <= capacity:
-			hit[c] = 1
+			hit[c] = reuse * math.Min(1, capacity/pass.footprint[c])
+		case pass.footprint[c] <= capacity && shared <= capacity:
+			hit[c] = reuse
 		}
 	}
 	return hit

@@ -181,11 +181,10 @@ func TestLongerContextNeverSpeedsDecode(t *testing.T) {
 func TestAnalyticAgreesWithTile(t *testing.T) {
 	// One sequence, one unit, nothing else running: no contention, so the
 	// analytic pipe follows the event simulation's stream. What is left
-	// is the L3, estimated per class in analytic and simulated in tile:
-	// activations a prefill writes and reads back hit in tile's cache, and
-	// the first pass gets no hits in the estimate; seed-c's L3 keeps part
-	// of a MoE decode's KV and experts, which the estimate calls all or
-	// nothing. Measured: 0.5%, 2.7%, 4.2% and 4.8%.
+	// is mostly the L3, estimated per class in analytic and simulated in
+	// tile: the minimal chip's small L3 keeps part of a prefill's KV and
+	// activations, which the estimate calls all or nothing; seed-c's MoE
+	// runs many small operators. Measured: 0.5%, 2.7%, 4.2% and 4.8%.
 	for _, c := range []struct {
 		o   opts
 		tol float64
