@@ -115,7 +115,7 @@ func (p *QuestionsPlan) kvAnswer(r qrun) Answer {
 		text += fmt.Sprintf("; decode runs at %s tokens/s", FormatNumber(*res.Decode.TokensPerS))
 	}
 	if res.Fidelity == string(sim.Analytic) {
-		text += " (analytic fidelity assumes L3 hits whenever a pass's bytes fit; the tile fidelity simulates the L3)"
+		text += " (the analytic fidelity estimates L3 hits from each tensor class's footprint; the tile fidelity simulates the L3)"
 	}
 	return Answer{ID: id, Question: q, Answer: text + ".", Metrics: m, Provenance: prov}
 }

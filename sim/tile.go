@@ -46,6 +46,7 @@ type stream struct {
 	lowered    int // operators cut into tiles so far
 	issued     int // tiles whose DMA has started
 	computed   int // tiles computed
+	buffered   int // tiles issued, not yet computed, that hold a buffer
 	busy       bool
 	dispatched int // operators dispatched
 	idleSince  des.Time
@@ -78,6 +79,10 @@ func (s *stream) more() bool {
 	return true
 }
 
+// buffers reports whether the tile holds a DMA buffer: it has bytes to
+// stream.
+func (t *streamTile) buffers() bool { return len(t.spans) > 0 }
+
 // cut appends operator op (the index-th) to tiles, cut into tiles of at
 // most e.tile streamed bytes, each with its share of every span, of the
 // resident reads and of the compute. The spans live in e.spanBuf.
@@ -109,14 +114,19 @@ func (e *engine) cut(tiles []streamTile, op workloads.Op, index int) []streamTil
 	return tiles
 }
 
-// issue starts the DMA of every tile that has a free buffer.
+// issue starts the DMA of every tile that has a free buffer. A tile with
+// nothing to stream (a norm, a residual add, a fallback) needs none: the
+// DMA goes on to the next operator's tiles while the unit runs it.
 func (s *stream) issue() {
-	for s.issued < s.computed+s.e.buffers {
+	for s.buffered < s.e.buffers {
 		if s.issued == len(s.tiles) && !s.more() {
 			return
 		}
 		j := s.issued
 		s.issued++
+		if s.tiles[j].buffers() {
+			s.buffered++
+		}
 		s.e.load(&s.tiles[j].tile, func() {
 			s.tiles[j].loaded = true
 			s.next()
@@ -175,6 +185,9 @@ func (s *stream) next() {
 func (s *stream) finish() {
 	s.busy = false
 	done := s.tiles[s.computed].op
+	if s.tiles[s.computed].buffers() {
+		s.buffered--
+	}
 	s.computed++
 	s.idleSince = s.e.sim.Now()
 	s.leap()
