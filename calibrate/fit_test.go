@@ -23,6 +23,14 @@ func synthetic(t *testing.T, truth *Overlay) []Record {
 				Record{Kind: KindDecode, SoC: soc, Model: "llama-3.2-1b", Quant: q, Shape: Shape{Gen: 16}, NGPULayers: &gpu, Unit: UnitTokensPerSecond, Source: "synthetic"})
 		}
 	}
+	return measuredUnder(t, recs, truth)
+}
+
+// measuredUnder gives records the figures the simulator predicts for them
+// under the truth overlay, as if they had been measured on chips it
+// describes.
+func measuredUnder(t *testing.T, recs []Record, truth *Overlay) []Record {
+	t.Helper()
 	pred, err := NewPredictor(sim.Analytic).Predict(context.Background(), recs, truth)
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +39,16 @@ func synthetic(t *testing.T, truth *Overlay) []Record {
 		recs[i].Value = pred[i]
 	}
 	return recs
+}
+
+// truthOverlay parses a known overlay for a test.
+func truthOverlay(t *testing.T, yaml string) *Overlay {
+	t.Helper()
+	o, err := ParseOverlay("truth.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // TestFitRecoversKnownParameters fits records the simulator made with a
@@ -43,7 +61,7 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a few thousand simulations")
 	}
-	truth, err := ParseOverlay("truth.yaml", []byte(`source: the truth
+	truth := truthOverlay(t, `source: the truth
 params:
   - {param: gemm_efficiency, unit_kind: gpu, dtype: q4_0, value: 0.55}
   - {param: gemm_efficiency, unit_kind: gpu, dtype: f16, value: 0.72}
@@ -51,10 +69,7 @@ params:
   - {param: seq_efficiency, memory: LPDDR5, value: 0.82}
   - {param: seq_efficiency, value: 0.82}
   - {param: dispatch, unit_kind: gpu, value: 6 us}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	recs := synthetic(t, truth)
 	fit, err := FitRecords(context.Background(), recs, FitOptions{Fidelity: sim.Analytic, Starts: 2, Params: []string{"gemm_efficiency", "seq_efficiency", "dispatch"}})
 	if err != nil {

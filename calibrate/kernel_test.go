@@ -90,28 +90,18 @@ units:
 // known overlay and finds the CPU's GEMM efficiency and the DRAM's
 // sequential efficiency again: the loop the probe's records close.
 func TestFitKernels(t *testing.T) {
-	truth, err := ParseOverlay("truth.yaml", []byte(`source: the truth
+	truth := truthOverlay(t, `source: the truth
 params:
   - {param: gemm_efficiency, unit_kind: cpu, dtype: q8_0, value: 0.35}
   - {param: seq_efficiency, memory: LPDDR4X, value: 0.62}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := []Record{
+`)
+	recs := measuredUnder(t, []Record{
 		kernelRecord(KindGEMV, "Q4_0", 1, 16384, 4096, 4, 36<<20),
 		kernelRecord(KindGEMV, "Q8_0", 1, 16384, 4096, 4, 68<<20),
 		kernelRecord(KindGEMV, "F16", 1, 8192, 4096, 4, 64<<20),
 		kernelRecord(KindGEMM, "Q8_0", 64, 2048, 2048, 4, 4<<20),
 		kernelRecord(KindGEMM, "Q8_0", 32, 2048, 2048, 4, 4<<20),
-	}
-	pred, err := NewPredictor(sim.Analytic).Predict(context.Background(), recs, truth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range recs {
-		recs[i].Value = pred[i]
-	}
+	}, truth)
 	fit, err := FitRecords(context.Background(), recs, FitOptions{Fidelity: sim.Analytic, Starts: 2, Params: []string{"gemm_efficiency", "seq_efficiency"}})
 	if err != nil {
 		t.Fatal(err)
@@ -176,10 +166,7 @@ func TestUnitForRecord(t *testing.T) {
 // 3's NPU does not read Q4_0 blocks) is skipped with the reason by fit
 // and validate alike, and the others are used.
 func TestFitSkipsRefusedRecords(t *testing.T) {
-	truth, err := ParseOverlay("truth.yaml", []byte("source: t\nparams:\n  - {param: seq_efficiency, memory: LPDDR5, value: 0.8}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	truth := truthOverlay(t, "source: t\nparams:\n  - {param: seq_efficiency, memory: LPDDR5, value: 0.8}\n")
 	recs := synthetic(t, truth)[:4]
 	refused := Record{Kind: KindDecode, SoC: "snapdragon-8-gen3", Model: "llama-3.2-1b", Quant: "Q4_0", Backend: "QNN (HTP)",
 		Shape: Shape{Gen: 16}, Value: 20, Unit: UnitTokensPerSecond, Source: "phone.jsonl:1"}

@@ -18,15 +18,12 @@ func TestNPUBoardHeldOutModels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four fits")
 	}
-	truth, err := ParseOverlay("truth.yaml", []byte(`source: the truth
+	truth := truthOverlay(t, `source: the truth
 params:
   - {param: gemm_efficiency, unit_kind: npu, dtype: int8, value: 0.2}
   - {param: seq_efficiency, memory: LPDDR4X, value: 0.6}
   - {param: dispatch, unit_kind: npu, value: 40 us}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	const board = "testdata/npu-board.yaml"
 	var recs []Record
 	for _, m := range []string{"llama-3.2-1b", "llama-3.2-3b", "../workloads/testdata/gemma-2-2b.config.json", "../workloads/testdata/qwen2.5-7b.config.json"} {
@@ -34,14 +31,7 @@ params:
 			Record{Kind: KindPrefill, SoC: board, Model: m, Quant: "INT8", Shape: Shape{Prompt: 128}, Backend: "RKNN", Unit: UnitSeconds, Source: "synthetic"},
 			Record{Kind: KindDecode, SoC: board, Model: m, Quant: "INT8", Shape: Shape{Gen: 64}, Backend: "RKNN", Unit: UnitTokensPerSecond, Source: "synthetic"})
 	}
-	pred, err := NewPredictor(sim.Analytic).Predict(context.Background(), recs, truth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range recs {
-		recs[i].Value = pred[i]
-	}
-	v, err := Validate(context.Background(), recs, ValidateOptions{Fidelity: sim.Analytic, Holdout: "model"})
+	v, err := Validate(context.Background(), measuredUnder(t, recs, truth), ValidateOptions{Fidelity: sim.Analytic, Holdout: "model"})
 	if err != nil {
 		t.Fatal(err)
 	}
