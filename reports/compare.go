@@ -29,7 +29,7 @@ type Compare struct {
 	// The workload every chip ran, for titles and for the rows of the
 	// chips that did not run.
 	Model, Quant, KVDtype, Fidelity string
-	Prompt, Gen, Batch              int
+	Prompt, Depth, Gen, Batch       int
 	Rows                            []CompareRow
 }
 
@@ -44,7 +44,7 @@ type CompareRow struct {
 
 // Title names the workload: "llama-2-7b Q4_0 — prompt 512 · generate 128".
 func (c *Compare) Title() string {
-	t := fmt.Sprintf("%s %s — prompt %d · generate %d", c.Model, c.Quant, c.Prompt, c.Gen)
+	t := fmt.Sprintf("%s %s — prompt %d%s · generate %d", c.Model, c.Quant, c.Prompt, afterDepth(c.Depth), c.Gen)
 	if c.Batch > 1 {
 		t += fmt.Sprintf(" · batch %d", c.Batch)
 	}
@@ -115,7 +115,7 @@ func (c *Compare) emptyResult() *sim.Result {
 	var r sim.Result
 	emptyLists(reflect.ValueOf(&r).Elem())
 	r.Model, r.Quant, r.KVDtype, r.Fidelity = c.Model, c.Quant, c.KVDtype, c.Fidelity
-	r.Prompt, r.Gen, r.Batch = c.Prompt, c.Gen, c.Batch
+	r.Prompt, r.Depth, r.Gen, r.Batch = c.Prompt, c.Depth, c.Gen, c.Batch
 	return &r
 }
 
@@ -293,8 +293,8 @@ var compareColumns = []string{"TTFT", "prefill tok/s", "decode tok/s", "p99 ms/t
 // L3 miss rate, and the chip's price when some chip has one. A chip that
 // did not run shows "—" and why.
 func CompareTable(w io.Writer, c *Compare) error {
-	fmt.Fprintf(w, "%s %s — prompt %d · generate %d · batch %d · KV cache %s · %s fidelity — %d chips\n\n",
-		c.Model, c.Quant, c.Prompt, c.Gen, c.Batch, c.KVDtype, c.Fidelity, len(c.Rows))
+	fmt.Fprintf(w, "%s %s — prompt %d%s · generate %d · batch %d · KV cache %s · %s fidelity — %d chips\n\n",
+		c.Model, c.Quant, c.Prompt, afterDepth(c.Depth), c.Gen, c.Batch, c.KVDtype, c.Fidelity, len(c.Rows))
 	priced := slices.ContainsFunc(c.Rows, func(r CompareRow) bool { return r.PriceUSD > 0 })
 	header := append([]string{"chip", "unit/dtype"}, compareColumns...)
 	if priced {

@@ -22,16 +22,20 @@ func WriteSimulate(w io.Writer, r *sim.Result, f Format) error {
 	return SimulateTable(w, r)
 }
 
+// afterDepth is " after N tokens of context" for a run with a depth, else "".
+func afterDepth(depth int) string {
+	if depth == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after %d tokens of context", depth)
+}
+
 // SimulateTable prints what an architect reads first: latency and rates,
 // how much of the chip's compute and bandwidth the run used, and where the
 // time went.
 func SimulateTable(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Policy, r.Fidelity)
-	depth := ""
-	if r.Depth > 0 {
-		depth = fmt.Sprintf(" after %d tokens of context", r.Depth)
-	}
-	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n\n", r.Prompt, depth, r.Gen, r.Batch, r.KVDtype)
+	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n\n", r.Prompt, afterDepth(r.Depth), r.Gen, r.Batch, r.KVDtype)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))

@@ -131,7 +131,7 @@ func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*repo
 	first := cfgs[0]
 	c := &reports.Compare{
 		Model: first.Model.ID, Quant: first.Quant.String(), KVDtype: first.KV.String(),
-		Fidelity: string(first.Fidelity), Prompt: first.Prompt, Gen: first.Gen, Batch: first.Batch,
+		Fidelity: string(first.Fidelity), Prompt: first.Prompt, Depth: first.Depth, Gen: first.Gen, Batch: first.Batch,
 		Rows: make([]reports.CompareRow, len(cfgs)),
 	}
 	for i, cfg := range cfgs {

@@ -76,6 +76,11 @@ first field, one line per combination of the others.`,
 			if err != nil {
 				return err
 			}
+			for _, a := range axes {
+				if (a.field == fieldKV || a.field == fieldCtx) && f.depth > 0 {
+					return inputErrorf("--vary %s sizes the context by the prompt; --depth %d would add to it: leave --depth out", a.field, f.depth)
+				}
+			}
 			// The flags on their own must make a valid run; a bad --set
 			// is reported as simulate reports it.
 			base, err := f.config(f.soc)
