@@ -409,8 +409,9 @@ type descriptor struct {
 // order they are queued.
 type inOrder struct {
 	link   *des.Link
-	queue  []inOrderPart // queue[0] is moving when the queue is not empty
-	doneFn func()        // i.done, bound once
+	queue  []inOrderPart // queue[head] is moving when head < len(queue)
+	head   int
+	doneFn func() // i.done, bound on first use to the inOrder the queue holds
 }
 
 type inOrderPart struct {
@@ -426,19 +427,21 @@ func (i *inOrder) send(bytes float64, done func()) {
 		i.doneFn = i.done
 	}
 	i.queue = append(i.queue, inOrderPart{bytes, done})
-	if len(i.queue) == 1 {
+	if len(i.queue)-i.head == 1 {
 		i.link.Send(bytes, 0, i.doneFn)
 	}
 }
 
-// done ends the moving transfer and starts the next.
+// done ends the moving transfer and starts the next. A drained queue
+// starts again at the front of its array, so a busy link allocates
+// nothing.
 func (i *inOrder) done() {
-	finished := i.queue[0].done
-	i.queue = i.queue[1:]
-	if len(i.queue) == 0 {
-		i.queue = i.queue[:0:0] // let the backing array go once drained
+	finished := i.queue[i.head].done
+	i.queue[i.head] = inOrderPart{}
+	if i.head++; i.head == len(i.queue) {
+		i.queue, i.head = i.queue[:0], 0
 	} else {
-		i.link.Send(i.queue[0].bytes, 0, i.doneFn)
+		i.link.Send(i.queue[i.head].bytes, 0, i.doneFn)
 	}
 	finished()
 }
@@ -480,7 +483,9 @@ func (q *dmaQueue) start() {
 	}
 }
 
-// run queues the descriptor's transfers once its set-up is paid.
+// run queues the descriptor's transfers once its set-up is paid. Both
+// parts are counted before either is queued, so the first to finish does
+// not take itself for the last.
 func (d *descriptor) run() {
 	d.parts = 0
 	if d.dram > 0 {
