@@ -257,7 +257,8 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 // ParseLine reads one record line as [Read] does, strictly: unknown keys,
 // wrong types, trailing data and invalid records are errors naming
 // name:line and the field (a *spec.Error). It serves readers of a stream,
-// such as the records a probe prints as it measures them.
+// such as the records a probe prints as it measures them, which always
+// give their shape: a default shape it assumes is not reported.
 func ParseLine(name string, line int, text []byte) (Record, error) {
 	rec, _, le := parseRecordLine(name, line, text)
 	if le != nil {
