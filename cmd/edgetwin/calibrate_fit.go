@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -25,12 +26,32 @@ func readRecords(cmd *cobra.Command, files []string) ([]calibrate.Record, error)
 			}
 			return nil, inputErr(fmt.Errorf("%s: cannot read records: %w", f, err))
 		}
-		for _, w := range warns {
-			fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: warning: %s:%d: %s\n", w.File, w.Line, w.Msg)
-		}
+		printWarnings(cmd.ErrOrStderr(), warns)
 		all = append(all, recs...)
 	}
 	return all, nil
+}
+
+// shownAlike is how many warnings with the same message are printed before
+// the rest are counted.
+const shownAlike = 3
+
+// printWarnings prints a records file's warnings, each message at most
+// shownAlike times and then how many more lines had it: a file of records
+// that all leave out their shape says so in four lines, not thousands.
+func printWarnings(w io.Writer, warns []calibrate.Warning) {
+	seen := map[string]int{}
+	var order []string
+	for _, wr := range warns {
+		if seen[wr.Msg]++; seen[wr.Msg] <= shownAlike {
+			fmt.Fprintf(w, "edgetwin: warning: %s:%d: %s\n", wr.File, wr.Line, wr.Msg)
+		} else if seen[wr.Msg] == shownAlike+1 {
+			order = append(order, wr.Msg)
+		}
+	}
+	for _, msg := range order {
+		fmt.Fprintf(w, "edgetwin: warning: … and %d more lines: %s\n", seen[msg]-shownAlike, msg)
+	}
 }
 
 // paramList splits a --params value; empty means the defaults.

@@ -139,3 +139,27 @@ func TestCalibrateFitAndValidate(t *testing.T) {
 		t.Errorf("no plot: %v", err)
 	}
 }
+
+// TestRecordsWithoutShape: records with only CONTRACT.md's fields are
+// validated at llama-bench's default lengths, and the warning that says so
+// is printed three times and then counted, not once a line.
+func TestRecordsWithoutShape(t *testing.T) {
+	line := `{"kind":"decode","soc":"apple-m2","model":"llama-3.2-1b","quant":"Q4_0","value":40,"unit":"tokens/s","source":"x"}` + "\n"
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 5)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := edgetwin("calibrate", "validate", path, "--fidelity", "analytic", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var v struct{ Points []any }
+	if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Points) != 5 {
+		t.Fatalf("%d points, %v", len(v.Points), err)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "r.jsonl:1: field shape.gen missing: assumed 128 tokens") ||
+		!strings.HasPrefix(lines[3], "edgetwin: warning: … and 2 more lines: field shape.gen missing") {
+		t.Errorf("warnings:\n%s", errOut)
+	}
+}
