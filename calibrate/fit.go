@@ -80,6 +80,12 @@ type FitParam struct {
 	// ones weighted by the records each informs, and whose uncertainty
 	// includes their spread.
 	Pooled bool
+	// Runtimes lists, when there are several, the runtimes (the records'
+	// backends, up to the first comma) whose records a unit's figure
+	// serves: one efficiency or dispatch cost stands for kernels that may
+	// differ (Metal and OpenCL GEMMs on two GPUs), and the fit can only
+	// split the difference.
+	Runtimes []string
 }
 
 // Residual is one record's fit: measured and predicted in the record's
@@ -118,6 +124,33 @@ type recInfo struct {
 	formats  []string // the weight format most matrices are stored in, lower case
 	others   []string // formats of the other matrices (the output's Q6_K of a Q4_0 model)
 	gemv     bool     // matrix-vector work: a GEMV, or a decode of up to 4 sequences
+	runtime  string   // the backend that ran it (RuntimeOf); "" unknown
+}
+
+// RuntimeOf names the runtime of a record's backend: the text before the
+// first comma ("Metal,BLAS" is Metal), trimmed; "" when none is given.
+func RuntimeOf(backend string) string {
+	name, _, _ := strings.Cut(backend, ",")
+	return strings.TrimSpace(name)
+}
+
+// runtimesOf lists the runtimes of the records a unit's parameter serves,
+// sorted, when there are two or more; nil otherwise.
+func runtimesOf(par Param, info []recInfo) []string {
+	if defOf(par.Param).scope != unitScope {
+		return nil
+	}
+	var names []string
+	for _, r := range info {
+		if r.runtime != "" && relevant(par, r) && !slices.Contains(names, r.runtime) {
+			names = append(names, r.runtime)
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	slices.Sort(names)
+	return names
 }
 
 // relevant reports whether parameter p changes record r's prediction.
@@ -537,7 +570,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		q, _ := workloads.ParseQuant(r.Quant)
 		base := strings.ToLower(q.Base().Name())
 		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{base},
-			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4}
+			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4, runtime: RuntimeOf(r.Backend)}
 		if r.Kind != KindGEMV && r.Kind != KindGEMM {
 			m, err := fast.model(r.Model)
 			if err != nil {
@@ -795,6 +828,7 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			Identified: slices.Contains(ids, j) || atBound[j],
 			AtBound:    atBound[j],
 			Unresolved: unresolved[j],
+			Runtimes:   runtimesOf(par, p.info),
 		}
 	}
 	for _, pl := range p.pools {

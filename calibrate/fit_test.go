@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/sim"
@@ -186,6 +187,32 @@ func TestThetaVariances(t *testing.T) {
 				t.Errorf("%s: variances %v, want %v", c.name, got, c.want)
 				break
 			}
+		}
+	}
+}
+
+// TestRuntimesOf: a unit's figure lists the runtimes of the records it
+// serves when there are two or more; a memory figure (the hardware's, not
+// a runtime's) and a figure of one runtime list none.
+func TestRuntimesOf(t *testing.T) {
+	info := []recInfo{
+		{phase: PhasePrefill, unitKind: "gpu", memory: "LPDDR5", formats: []string{"f16"}, runtime: RuntimeOf("Metal,BLAS")},
+		{phase: PhasePrefill, unitKind: "gpu", memory: "LPDDR5X", formats: []string{"f16"}, runtime: RuntimeOf("llama.cpp OpenCL (Adreno GPU), ngl 99")},
+		{phase: PhasePrefill, unitKind: "gpu", memory: "LPDDR5", formats: []string{"q4_0"}, runtime: "Metal"},
+		{phase: PhasePrefill, unitKind: "npu", memory: "LPDDR5X", formats: []string{"w4a16"}, runtime: ""},
+	}
+	for _, c := range []struct {
+		p    Param
+		want []string
+	}{
+		{Param{Param: "gemm_efficiency", UnitKind: "gpu", Dtype: "f16"}, []string{"Metal", "llama.cpp OpenCL (Adreno GPU)"}},
+		{Param{Param: "gemm_efficiency", UnitKind: "gpu", Dtype: "q4_0"}, nil},
+		{Param{Param: "dispatch", UnitKind: "gpu"}, []string{"Metal", "llama.cpp OpenCL (Adreno GPU)"}},
+		{Param{Param: "dispatch", UnitKind: "npu"}, nil},
+		{Param{Param: "seq_efficiency", Memory: "LPDDR5"}, nil},
+	} {
+		if got := runtimesOf(c.p, info); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.p.Key(), got, c.want)
 		}
 	}
 }

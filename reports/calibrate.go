@@ -145,6 +145,7 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeRuntimes(w, fit)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "record\tchip\tquant\tmeasured\tpredicted\tresidual\t")
@@ -161,6 +162,51 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	}
 	writeSkipped(w, skips)
 	return nil
+}
+
+// writeRuntimes warns of figures one runtime's records share with
+// another's and, when the records come from several runtimes, gives each
+// runtime's residuals: a runtime whose records the fit leaves far off is
+// pulling shared figures its own way.
+func writeRuntimes(w io.Writer, fit *calibrate.Fit) {
+	for _, p := range fit.Params {
+		if len(p.Runtimes) > 1 && (p.Identified || p.Limit) {
+			fmt.Fprintf(w, "note: %s is one figure for the records of %d runtimes (%s); if their kernels differ, fit each runtime's records apart\n",
+				p.Key(), len(p.Runtimes), strings.Join(p.Runtimes, "; "))
+		}
+	}
+	type stats struct {
+		n         int
+		sum, sumA float64
+	}
+	by := map[string]*stats{}
+	var order []string
+	for _, r := range fit.Residuals {
+		name := calibrate.RuntimeOf(r.Record.Backend)
+		if name == "" {
+			name = "(no backend given)"
+		}
+		st, ok := by[name]
+		if !ok {
+			st = &stats{}
+			by[name] = st
+			order = append(order, name)
+		}
+		st.n++
+		st.sum += r.Error
+		st.sumA += math.Abs(r.Error)
+	}
+	if len(order) < 2 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "runtime\trecords\tmean residual\tmean |residual|\t")
+	for _, name := range order {
+		st := by[name]
+		fmt.Fprintf(tw, "%s\t%d\t%+.1f%%\t%.1f%%\t\n", name, st.n, 100*st.sum/float64(st.n), 100*st.sumA/float64(st.n))
+	}
+	tw.Flush()
 }
 
 // PlotValidation draws predicted against measured on log axes, one
