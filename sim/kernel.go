@@ -12,10 +12,11 @@ import (
 // last cache level, or run once); warm, the benchmark has run it before
 // and its weights sit in the L3 as far as they fit (they allocate there,
 // and the product is timed on its second run). It returns the unit's name
-// and the seconds op takes, dispatch included. cfg's prompt, generation,
-// scenario and trace are ignored; its model only sizes the engine.
+// and the seconds op takes, dispatch included. cfg's prompt, depth,
+// generation, scenario and trace are ignored; its model only sizes the
+// engine.
 func RunKernel(ctx context.Context, cfg Config, op workloads.Op, warm bool) (unit string, seconds float64, err error) {
-	cfg.Prompt, cfg.Gen, cfg.Scenario, cfg.Trace = 0, 0, nil, nil
+	cfg.Prompt, cfg.Depth, cfg.Gen, cfg.Scenario, cfg.Trace = 0, 0, 0, nil, nil
 	if err := cfg.validate(); err != nil {
 		return "", 0, err
 	}
