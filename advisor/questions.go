@@ -163,6 +163,9 @@ func PrepareQuestions(req QuestionsRequest) (*QuestionsPlan, error) {
 	if base.Scenario != nil {
 		return nil, fmt.Errorf("advise questions runs its own scenarios (%s, %s): leave out --scenario", sustainedScenario, chatScenario)
 	}
+	if base.Depth > 0 {
+		return nil, fmt.Errorf("advise questions sizes its own contexts (the KV runs, the sessions): leave out --depth")
+	}
 	p := &QuestionsPlan{req: req, base: base}
 	// The slowest first, so the others fill the workers around them.
 	var chatSets []spec.Override
