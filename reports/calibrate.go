@@ -145,7 +145,9 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	writeRuntimes(w, fit)
+	if err := writeRuntimes(w, fit); err != nil {
+		return err
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "record\tchip\tquant\tmeasured\tpredicted\tresidual\t")
@@ -168,7 +170,7 @@ func WriteFit(w io.Writer, fit *calibrate.Fit) error {
 // another's and, when the records come from several runtimes, gives each
 // runtime's residuals: a runtime whose records the fit leaves far off is
 // pulling shared figures its own way.
-func writeRuntimes(w io.Writer, fit *calibrate.Fit) {
+func writeRuntimes(w io.Writer, fit *calibrate.Fit) error {
 	for _, p := range fit.Params {
 		if len(p.Runtimes) > 1 && (p.Identified || p.Limit) {
 			fmt.Fprintf(w, "note: %s is one figure for the records of %d runtimes (%s); if their kernels differ, fit each runtime's records apart\n",
@@ -197,7 +199,7 @@ func writeRuntimes(w io.Writer, fit *calibrate.Fit) {
 		st.sumA += math.Abs(r.Error)
 	}
 	if len(order) < 2 {
-		return
+		return nil
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -206,7 +208,7 @@ func writeRuntimes(w io.Writer, fit *calibrate.Fit) {
 		st := by[name]
 		fmt.Fprintf(tw, "%s\t%d\t%+.1f%%\t%.1f%%\t\n", name, st.n, 100*st.sum/float64(st.n), 100*st.sumA/float64(st.n))
 	}
-	tw.Flush()
+	return tw.Flush()
 }
 
 // PlotValidation draws predicted against measured on log axes, one

@@ -55,7 +55,9 @@ func TestWriteRuntimes(t *testing.T) {
 		Residuals: []calibrate.Residual{res("Metal,BLAS", 0.02), res("llama.cpp OpenCL, ngl 99", -0.4), res("Metal,BLAS", -0.04), res("", 0.1)},
 	}
 	var b strings.Builder
-	writeRuntimes(&b, fit)
+	if err := writeRuntimes(&b, fit); err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"note: gemm_efficiency[gpu,f16] is one figure for the records of 2 runtimes (Metal; llama.cpp OpenCL)",
 		"Metal               2        -1.0%          3.0%",
@@ -70,7 +72,9 @@ func TestWriteRuntimes(t *testing.T) {
 		t.Errorf("a figure of one runtime got a note:\n%s", b.String())
 	}
 	b.Reset()
-	writeRuntimes(&b, &calibrate.Fit{Residuals: []calibrate.Residual{res("Metal", 0.1), res("Metal,BLAS", 0.2)}})
+	if err := writeRuntimes(&b, &calibrate.Fit{Residuals: []calibrate.Residual{res("Metal", 0.1), res("Metal,BLAS", 0.2)}}); err != nil {
+		t.Fatal(err)
+	}
 	if b.Len() != 0 {
 		t.Errorf("one runtime: %q", b.String())
 	}

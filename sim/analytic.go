@@ -97,12 +97,12 @@ type pipe struct {
 }
 
 // newPipe is an empty stream with every buffer free at the start.
-func (e *engine) newPipe() *pipe {
+func (e *engine) newPipe() pipe {
 	if cap(e.pipeBuf) < e.buffers+1 {
 		e.pipeBuf = make([]float64, e.buffers+1)
 	}
 	clear(e.pipeBuf[:e.buffers+1])
-	return &pipe{computed: e.pipeBuf[:e.buffers+1]}
+	return pipe{computed: e.pipeBuf[:e.buffers+1]}
 }
 
 // setupOf is the set-up time of a tile of so many DMA descriptors (one a

@@ -411,7 +411,7 @@ type inOrder struct {
 	link   *des.Link
 	queue  []inOrderPart // queue[head] is moving when head < len(queue)
 	head   int
-	doneFn func() // i.done, bound on first use to the inOrder the queue holds
+	doneFn func() // i.done, bound once the inOrder has its place in the dmaQueue
 }
 
 type inOrderPart struct {
@@ -419,13 +419,8 @@ type inOrderPart struct {
 	done  func()
 }
 
-func newInOrder(link *des.Link) inOrder { return inOrder{link: link} }
-
 // send queues a transfer of bytes and calls done once it has moved.
 func (i *inOrder) send(bytes float64, done func()) {
-	if i.doneFn == nil {
-		i.doneFn = i.done
-	}
 	i.queue = append(i.queue, inOrderPart{bytes, done})
 	if len(i.queue)-i.head == 1 {
 		i.link.Send(bytes, 0, i.doneFn)
@@ -447,7 +442,8 @@ func (i *inOrder) done() {
 }
 
 func newDMAQueue(s *des.Sim, dram, l3 *des.Link, channels int, setup float64) *dmaQueue {
-	q := &dmaQueue{sim: s, dram: newInOrder(dram), l3: newInOrder(l3), setup: des.Seconds(setup)}
+	q := &dmaQueue{sim: s, dram: inOrder{link: dram}, l3: inOrder{link: l3}, setup: des.Seconds(setup)}
+	q.dram.doneFn, q.l3.doneFn = q.dram.done, q.l3.done
 	for ch := channels - 1; ch >= 0; ch-- {
 		q.free = append(q.free, ch)
 	}
