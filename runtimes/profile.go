@@ -1,0 +1,229 @@
+package runtimes
+
+import (
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+//go:embed catalog/*.yaml
+var catalogFiles embed.FS
+
+var catalog = spec.Catalog{Files: catalogFiles, Dir: "catalog", Kind: "runtime", Flag: "--runtime"}
+
+// Graph modes: how a runtime hands work to its unit.
+const (
+	PerOp    = "per-op"   // one dispatch per operator (llama.cpp, ExecuTorch XNNPACK)
+	Compiled = "compiled" // a compiled graph: a few dispatches per pass (QNN/Genie, RKLLM, Core ML, MLC)
+)
+
+// Profile is one software stack on one kind of unit.
+type Profile struct {
+	// ID is the catalog id, or the file name of a profile read from a file.
+	ID          string `yaml:"-"`
+	Name        string `yaml:"name" spec:"required"`
+	Description string `yaml:"description,omitempty"`
+	// Units are the unit kinds the runtime drives (npu, gpu, cpu, dsp).
+	Units []string `yaml:"units" spec:"required"`
+	// Vendors, when given, are the chip vendors whose units it runs on
+	// (Metal and Core ML on Apple's, RKLLM on Rockchip's); empty means any.
+	Vendors []string `yaml:"vendors,omitempty"`
+	// Formats are the weight storage formats its kernels read, as
+	// workloads.ParseQuant names them (Q4_0, Q8_0, F16, INT8, W4A16, …).
+	Formats []string `yaml:"formats" spec:"required"`
+	// Graph is per-op or compiled; Dispatch its cost per dispatched
+	// operator (per-op) or per operator inside the compiled graph.
+	Graph    string        `yaml:"graph" spec:"required,oneof=per-op|compiled"`
+	Dispatch units.Seconds `yaml:"dispatch,omitempty"`
+	// Threads is the CPU threads a CPU runtime uses by default; 0 means one
+	// per core.
+	Threads int `yaml:"threads,omitempty" spec:"nonneg"`
+	// Context is the KV cache the runtime preallocates, in tokens (Genie's
+	// models are compiled for 4096); 0 means what the request needs.
+	Context int `yaml:"context,omitempty" spec:"nonneg"`
+	// Efficiency is the share of the unit's peak its kernels reach.
+	Efficiency Efficiency `yaml:"efficiency"`
+	// Basis says what the figures rest on: the records and chips of the
+	// fit, or that none backs them.
+	Basis   string            `yaml:"basis" spec:"required"`
+	Sources map[string]string `yaml:"sources,omitempty"`
+
+	// Provenance lists every figure of the profile with its source.
+	Provenance []spec.Entry `yaml:"-"`
+}
+
+// Efficiency is the share of the modelled rate a runtime's kernels reach on
+// its unit. GEMM (prompt processing) and GEMV (decode) are keyed by
+// lower-case weight format (q4_0, f16, int8, w4a16) with `default` for the
+// rest; Memory is the share of the DRAM peak a long stream of its decode
+// reaches. A zero leaves the chip's own figure in place.
+type Efficiency struct {
+	GEMM   map[string]units.Fraction `yaml:"gemm,omitempty"`
+	GEMV   map[string]units.Fraction `yaml:"gemv,omitempty"`
+	Memory units.Fraction            `yaml:"memory,omitempty"`
+}
+
+// Default is the key of the efficiency maps that covers formats without
+// their own figure.
+const DefaultKey = "default"
+
+// None is the runtime `--runtime none` names: no profile at all, so a run
+// uses the chip file's own efficiencies (and the assumed defaults) and the
+// unit its formats allow. It is for chips whose figures already describe
+// the stack, and for tests of the simulator's mechanisms.
+var None = &Profile{ID: "none", Name: "no runtime profile: the chip's own figures", Basis: "the chip file's figures"}
+
+// IDs lists the catalog's runtimes, sorted.
+func IDs() []string { return catalog.IDs() }
+
+// Source returns a catalog profile as written, and whether it exists.
+func Source(id string) ([]byte, bool) { return catalog.Source(id) }
+
+// Load reads a catalog runtime by id, or a runtime YAML file.
+func Load(ref string) (*Profile, error) {
+	if ref == None.ID {
+		return None, nil
+	}
+	if _, ok := catalog.Source(ref); !ok && !strings.ContainsRune(ref, '/') && !strings.HasSuffix(ref, ".yaml") && !strings.HasSuffix(ref, ".yml") {
+		return nil, &spec.Error{File: "--runtime", Msg: fmt.Sprintf("no catalog runtime %q; known: %s, none (or give a file)", ref, strings.Join(IDs(), ", "))}
+	}
+	file, data, isID, err := catalog.Open(ref)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Decode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	p.ID = ref
+	if !isID {
+		p.ID = file
+	}
+	return p, nil
+}
+
+// Decode reads a runtime profile strictly and checks what spans fields.
+func Decode(file string, data []byte) (*Profile, error) {
+	var p Profile
+	doc, err := spec.ParseInto(file, data, &p)
+	if err != nil {
+		return nil, err
+	}
+	kinds := []string{"npu", "gpu", "cpu", "dsp"}
+	for i, k := range p.Units {
+		if !slices.Contains(kinds, k) {
+			return nil, doc.Errorf(fmt.Sprintf("units.%d", i), "unit kind %q is not one of %s", k, strings.Join(kinds, ", "))
+		}
+	}
+	for i, f := range p.Formats {
+		if !slices.Contains(WeightFormats, f) {
+			return nil, doc.Errorf(fmt.Sprintf("formats.%d", i), "weight format %q is not one of %s", f, strings.Join(WeightFormats, ", "))
+		}
+	}
+	for name, m := range map[string]map[string]units.Fraction{"gemm": p.Efficiency.GEMM, "gemv": p.Efficiency.GEMV} {
+		for key, v := range m {
+			path := "efficiency." + name + "." + key
+			if key != DefaultKey && !slices.Contains(WeightFormats, strings.ToUpper(key)) {
+				return nil, doc.Errorf(path, "%q is not a weight format (lower-case: q4_0, f16, int8, w4a16, …) or default", key)
+			}
+			if v <= 0 || v > 1 {
+				return nil, doc.Errorf(path, "an efficiency is a share of the peak: above 0 and at most 100%%")
+			}
+		}
+	}
+	if p.Efficiency.Memory < 0 || p.Efficiency.Memory > 1 {
+		return nil, doc.Errorf("efficiency.memory", "a share of the DRAM peak: above 0 and at most 100%%")
+	}
+	for path := range p.Sources {
+		if !doc.Has(path) {
+			return nil, doc.Errorf("sources", "a source for %q, which the profile does not give", path)
+		}
+	}
+	p.Provenance = doc.Provenance("", p.Sources)
+	return &p, nil
+}
+
+// WeightFormats is the vocabulary of weight formats a profile may list (the
+// names hw.WeightFormats gives, kept in step by a test).
+var WeightFormats = []string{"F16", "BF16", "F32", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "IQ4_NL", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_XS", "INT8", "INT4", "W4A16"}
+
+// Drives reports whether the runtime runs on a unit of the given kind on a
+// chip of the given vendor.
+func (p *Profile) Drives(kind, vendor string) bool {
+	if !slices.Contains(p.Units, kind) {
+		return false
+	}
+	return len(p.Vendors) == 0 || slices.ContainsFunc(p.Vendors, func(v string) bool { return strings.EqualFold(v, vendor) })
+}
+
+// Unread returns one of formats (storage format names) that the runtime's
+// kernels do not read, if there is one.
+func (p *Profile) Unread(formats []string) (string, bool) {
+	for _, f := range formats {
+		if !slices.Contains(p.Formats, f) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// Preference is the order in which a chip's user reaches for a runtime
+// when none is asked for: the vendor's own stack for its NPU, llama.cpp's
+// backend for the GPU (Vulkan where the vendor has none), llama.cpp on the
+// CPU, then the others. Every catalog id is in it.
+var Preference = []string{
+	"genie", "rkllm", "coreml", "neuropilot",
+	"llama.cpp-metal", "llama.cpp-cuda", "llama.cpp-opencl", "llama.cpp-vulkan",
+	"llama.cpp-cpu", "mlc", "executorch-qnn", "executorch-xnnpack", "llama.cpp-hexagon", "ollama",
+}
+
+// Drivers returns the catalog runtimes that drive a unit of kind on a
+// chip of vendor, in Preference order.
+func Drivers(kind, vendor string) []*Profile {
+	var out []*Profile
+	for _, id := range Preference {
+		if p := MustLoad(id); p.Drives(kind, vendor) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Default returns the runtime a user would run on a unit of kind on a chip
+// of vendor for weights in formats: the first of Drivers that reads them,
+// or nil when none does.
+func Default(kind, vendor string, formats []string) *Profile {
+	for _, p := range Drivers(kind, vendor) {
+		if _, unread := p.Unread(formats); !unread {
+			return p
+		}
+	}
+	return nil
+}
+
+// Generic reports whether the runtime runs on any vendor's chips (its
+// vendors list is empty), as llama.cpp's CPU and Vulkan backends do.
+func (p *Profile) Generic() bool { return len(p.Vendors) == 0 }
+
+// MustLoad returns a catalog runtime; it panics on an id the catalog does
+// not hold, a programmer's error (the catalog's own tests load every id).
+func MustLoad(id string) *Profile {
+	p, err := loadCached(id)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Figures says in a few words whether measurements back the profile's
+// efficiencies: "fitted" when it gives any, else "assumed (none measured)".
+func (p *Profile) Figures() string {
+	if len(p.Efficiency.GEMM)+len(p.Efficiency.GEMV) > 0 || p.Efficiency.Memory > 0 {
+		return "fitted"
+	}
+	return "chip's assumed figures (no measurement)"
+}

@@ -1,0 +1,117 @@
+package runtimes
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw"
+)
+
+// The catalog holds at least the runtimes CONTRACT.md names, and every
+// profile loads strictly.
+func TestCatalog(t *testing.T) {
+	want := []string{"llama.cpp-cpu", "llama.cpp-metal", "llama.cpp-opencl", "llama.cpp-cuda", "llama.cpp-vulkan", "llama.cpp-hexagon", "ollama", "mlc", "executorch-xnnpack", "executorch-qnn", "genie", "rkllm", "coreml", "neuropilot"}
+	for _, id := range want {
+		p, err := Load(id)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if p.ID != id || p.Basis == "" {
+			t.Errorf("%s: id %q, basis %q", id, p.ID, p.Basis)
+		}
+		if !slices.Contains(Preference, id) {
+			t.Errorf("%s is not in Preference: no chip would get it by default", id)
+		}
+	}
+	if got := IDs(); len(got) != len(want) {
+		t.Errorf("catalog %v, want the %d of CONTRACT.md", got, len(want))
+	}
+	if len(Preference) != len(IDs()) {
+		t.Errorf("Preference lists %d runtimes, the catalog %d", len(Preference), len(IDs()))
+	}
+}
+
+// A profile's figures are fitted or absent, never a hoped-for share: every
+// efficiency a catalog profile gives cites a calibration.
+func TestEfficienciesCiteAFit(t *testing.T) {
+	for _, id := range IDs() {
+		p := MustLoad(id)
+		for _, e := range p.Provenance {
+			if strings.HasPrefix(e.Path, "efficiency.") && !strings.HasPrefix(e.Source, "calibrated:") {
+				t.Errorf("%s: %s = %s cites %q, not a fit", id, e.Path, e.Value, e.Source)
+			}
+		}
+	}
+}
+
+// The profile language's format vocabulary is the chip's.
+func TestWeightFormatsMatchHW(t *testing.T) {
+	if !slices.Equal(WeightFormats, hw.WeightFormats) {
+		t.Errorf("runtimes.WeightFormats %v, hw.WeightFormats %v", WeightFormats, hw.WeightFormats)
+	}
+}
+
+// Bad profiles are errors with the file, line and field.
+func TestDecodeErrors(t *testing.T) {
+	base := "name: x\nunits: [gpu]\nformats: [Q4_0]\ngraph: per-op\nbasis: b\n"
+	for _, c := range []struct{ yaml, want string }{
+		{"name: x\nunits: [tpu]\nformats: [Q4_0]\ngraph: per-op\nbasis: b\n", `x.yaml:2: field units.0: unit kind "tpu"`},
+		{"name: x\nunits: [gpu]\nformats: [Q4_9]\ngraph: per-op\nbasis: b\n", `field formats.0: weight format "Q4_9"`},
+		{base + "efficiency: {gemm: {q4_0: 1.5}}\n", "field efficiency.gemm.q4_0: an efficiency is a share"},
+		{base + "efficiency: {gemm: {q9: 50%}}\n", `"q9" is not a weight format`},
+		{base + "sources: {dispatch: somewhere}\n", `a source for "dispatch"`},
+		{base + "graph2: x\n", `unknown field "graph2"`},
+		{"name: x\nunits: [gpu]\nformats: [Q4_0]\ngraph: eager\nbasis: b\n", "field graph"},
+		{"name: x\nunits: [gpu]\nformats: [Q4_0]\ngraph: per-op\n", "field basis"},
+	} {
+		_, err := Decode("x.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// The default runtime follows the unit's kind, the chip's vendor and the
+// model's formats.
+func TestDefault(t *testing.T) {
+	for _, c := range []struct {
+		kind, vendor string
+		formats      []string
+		want         string
+	}{
+		{"gpu", "Qualcomm", []string{"Q4_0", "Q6_K"}, "llama.cpp-opencl"},
+		{"gpu", "Apple", []string{"Q4_0", "Q6_K"}, "llama.cpp-metal"},
+		{"gpu", "NVIDIA", []string{"Q8_0"}, "llama.cpp-cuda"},
+		{"gpu", "Rockchip", []string{"Q4_0"}, "llama.cpp-vulkan"},
+		{"npu", "Qualcomm", []string{"W4A16"}, "genie"},
+		{"npu", "Qualcomm", []string{"Q4_0"}, "llama.cpp-hexagon"},
+		{"npu", "Rockchip", []string{"INT8"}, "rkllm"},
+		{"npu", "Apple", []string{"W4A16"}, "coreml"},
+		{"npu", "MediaTek", []string{"INT4"}, "neuropilot"},
+		{"cpu", "Broadcom", []string{"Q4_0", "Q6_K"}, "llama.cpp-cpu"},
+		{"cpu", "Qualcomm", []string{"INT4"}, "executorch-xnnpack"},
+		{"npu", "edgetwin", []string{"Q4_0"}, ""},
+	} {
+		got := ""
+		if p := Default(c.kind, c.vendor, c.formats); p != nil {
+			got = p.ID
+		}
+		if got != c.want {
+			t.Errorf("%s of %s reading %v: %q, want %q", c.kind, c.vendor, c.formats, got, c.want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, id := range IDs() {
+		data, _ := Source(id)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Decode("fuzz.yaml", data)
+		if err == nil && (p.Name == "" || len(p.Units) == 0) {
+			t.Errorf("accepted a profile without name or units")
+		}
+	})
+}
