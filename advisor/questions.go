@@ -130,6 +130,7 @@ type qrun struct {
 // reads.
 type npuAlternative struct {
 	unit, quant, missing string
+	runtime              string // the stack that runs quant on unit
 }
 
 // Run ids.

@@ -12,6 +12,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -399,9 +400,16 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 	var sentences []string
 	ran := chip.Unit(res.Unit)
 	why := "the unit asked for with --unit"
-	if p.base.Unit == "" {
+	switch {
+	case p.base.Unit != "":
+	case res.Runtime == sim.NoRuntime:
 		why = fmt.Sprintf("the fastest unit that reads %s (%s at %s)", strings.Join(formatsOf(p.base.Model.Model, p.base.Quant), " and "),
 			peakText(ran, res.Compute.Dtype), res.Compute.Dtype)
+	case p.base.Runtime != nil:
+		why = fmt.Sprintf("the fastest unit %s drives (%s at %s)", res.Runtime, peakText(ran, res.Compute.Dtype), res.Compute.Dtype)
+	default:
+		why = fmt.Sprintf("%s drives it, the stack a user of %s runs for %s weights (%s at %s)", res.Runtime, chip.ID,
+			strings.Join(formatsOf(p.base.Model.Model, p.base.Quant), " and "), peakText(ran, res.Compute.Dtype), res.Compute.Dtype)
 	}
 	name := res.Unit
 	if ran.Kind != res.Unit {
@@ -434,7 +442,7 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 			m["npu.decode.tokens_per_s"] = a.Decode.TokensPerS
 			m["npu.ttft_s"] = val(a.TTFT)
 			m["npu.fallbacks"] = val(float64(len(a.Fallbacks)))
-			s := fmt.Sprintf("With %s weights, which it reads, the %s would run it", p.npu.quant, p.npu.unit)
+			s := fmt.Sprintf("With %s weights, which it reads, the %s would run it through %s", p.npu.quant, p.npu.unit, p.npu.runtime)
 			if a.Decode.TokensPerS != nil && res.Decode.TokensPerS != nil {
 				s += fmt.Sprintf(": decode %s tokens/s against %s now, TTFT %s against %s", FormatNumber(*a.Decode.TokensPerS), FormatNumber(*res.Decode.TokensPerS), secs(a.TTFT), secs(res.TTFT))
 			}
@@ -484,15 +492,26 @@ func coverage(u *hw.Unit, res *sim.Result) string {
 	return s + "; these fall back to the " + res.Fallbacks[0].Unit + ": " + strings.Join(fb, ", ")
 }
 
-// passedOver says why unit u did not run the model of c that ran on ran.
+// passedOver says why unit u of c's chip did not run the model of c that
+// ran on ran.
 func passedOver(u, ran *hw.Unit, c sim.Config, res *sim.Result) string {
 	q := c.Quant
-	if missing := unreadFormats(u, c.Model.Model, q); len(missing) > 0 {
-		return fmt.Sprintf("its formats (%s) lack %s, which the model's weights are stored in", strings.Join(u.Formats, ", "), strings.Join(missing, " and "))
+	if missing := unreadFormats(c.Chip, u, c.Model.Model, q); len(missing) > 0 {
+		return fmt.Sprintf("its formats (%s) lack %s, which the model's weights are stored in", strings.Join(sim.UnitFormats(c.Chip, u), ", "), strings.Join(missing, " and "))
 	}
 	dt, ok := u.ComputeDtype(q.ActDtype(workloads.RoleFFN))
 	if !ok {
 		return fmt.Sprintf("it has no peak at %s or above (its peaks: %s)", q.ActDtype(workloads.RoleFFN), peaks(u))
+	}
+	if u.Peak[dt] > ran.Peak[dtype.Dtype(res.Compute.Dtype)] && res.Runtime != sim.NoRuntime && c.Unit == "" {
+		alt := runtimes.Default(u.Kind, c.Chip.Vendor, formatsOf(c.Model.Model, q))
+		if c.Runtime != nil {
+			return fmt.Sprintf("%s does not drive it", res.Runtime)
+		}
+		if alt != nil {
+			return fmt.Sprintf("%s reads %s weights on it (%s at %s), but a user of %s runs %s for them (--runtime %s runs it there)",
+				alt.ID, q, peakText(u, string(dt)), dt, c.Chip.ID, res.Runtime, alt.ID)
+		}
 	}
 	return fmt.Sprintf("its %s peak (%s) is below the %s's %s (%s)", dt, peakText(u, string(dt)),
 		ran.Name, peakText(ran, res.Compute.Dtype), res.Compute.Dtype)
@@ -528,12 +547,12 @@ func formatsOf(m workloads.Model, q workloads.Quant) []string {
 	return out
 }
 
-// unreadFormats lists the formats of m's matrices under q that u's kernels
-// do not read.
-func unreadFormats(u *hw.Unit, m workloads.Model, q workloads.Quant) []string {
+// unreadFormats lists the formats of m's matrices under q that unit u of
+// chip does not read (sim.Unread's rule).
+func unreadFormats(chip *hw.Chip, u *hw.Unit, m workloads.Model, q workloads.Quant) []string {
 	var out []string
 	for _, f := range formatsOf(m, q) {
-		if !u.ReadsFormat(f) {
+		if _, unread := sim.Unread(chip, u, []string{f}); unread {
 			out = append(out, f)
 		}
 	}
@@ -548,11 +567,17 @@ var npuAlternatives = map[bool][]string{
 	false: {"INT8", "F16", "INT4", "W4A16"},
 }
 
-// npuAlternativeFor finds the chip's first NPU when it is passed over
-// because it does not read the model's weight format, and a quantisation
-// it reads and can compute; nil when there is none or --unit chose.
+// npuAlternativeFor finds the chip's first NPU when the run of c passes
+// it over (its formats do not hold the model's, or the stack a user runs
+// for them drives another unit), and a quantisation that its own stack
+// would run there; nil when there is none, or when --unit or --runtime
+// chose.
 func npuAlternativeFor(c sim.Config) *npuAlternative {
-	if c.Unit != "" {
+	if c.Unit != "" || c.Runtime != nil {
+		return nil
+	}
+	ch, err := sim.Choose(&c)
+	if err != nil || ch.Unit.Kind == hw.NPU {
 		return nil
 	}
 	for i := range c.Chip.Units {
@@ -560,10 +585,7 @@ func npuAlternativeFor(c sim.Config) *npuAlternative {
 		if u.Kind != hw.NPU {
 			continue
 		}
-		missing := unreadFormats(u, c.Model.Model, c.Quant)
-		if len(missing) == 0 {
-			return nil
-		}
+		missing := unreadFormats(c.Chip, u, c.Model.Model, c.Quant)
 		// 4 bits or fewer a weight, scales included up to Q4_1's 5: Q4_0,
 		// Q4_K, IQ4_XS, but also Q3_K and Q2_K, whose names lack a 4.
 		fourBit := 8*c.Quant.BytesPerWeight(workloads.RoleFFN) <= 5
@@ -572,8 +594,10 @@ func npuAlternativeFor(c sim.Config) *npuAlternative {
 			if err != nil {
 				continue
 			}
-			if _, ok := u.ComputeDtype(q.ActDtype(workloads.RoleFFN)); ok && len(unreadFormats(u, c.Model.Model, q)) == 0 {
-				return &npuAlternative{unit: u.Name, quant: q.String(), missing: strings.Join(missing, ", ")}
+			alt := c
+			alt.Quant = q
+			if ch, err := sim.Choose(&alt); err == nil && ch.Unit.Name == u.Name {
+				return &npuAlternative{unit: u.Name, quant: q.String(), missing: strings.Join(missing, ", "), runtime: ch.RuntimeID()}
 			}
 		}
 		return nil

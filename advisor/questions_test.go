@@ -26,10 +26,12 @@ func TestBasis(t *testing.T) {
 	}
 }
 
-// TestNPUAlternative: the Snapdragon 8 Gen 3's NPU does not read GGUF's
-// Q4_0 (its formats list INT8, INT4, W4A16, F16), so the questions try it
-// with INT4, the 4-bit format it reads; Q8_0 goes to INT8. seed-c's NPU
-// reads every format, and --unit is the user's choice: no alternative.
+// TestNPUAlternative: on the Snapdragon 8 Gen 3 a GGUF model runs on the
+// GPU through llama.cpp's OpenCL backend, the stack its users run for
+// GGUF (the NPU reads Q4_0 only through the Hexagon backend, and no
+// K-quant at all), so the questions try the NPU with the format Genie
+// would run there: INT4 for 4-bit models, INT8 for wider ones. seed-c's
+// NPU runs every format, and --unit is the user's choice: no alternative.
 func TestNPUAlternative(t *testing.T) {
 	load := loader(t, "llama-3.2-1b")
 	for _, tc := range []struct {
@@ -67,8 +69,9 @@ func TestNPUAlternative(t *testing.T) {
 }
 
 // TestCoverageAnswer: on the Snapdragon 8 Gen 3 with Q4_0 the GPU runs the
-// model; the answer says the NPU is passed over for its formats and what
-// it would do with INT4. Only the runs the answer needs are made.
+// model through llama.cpp-opencl; the answer says why the NPU is passed
+// over (the stack users run for Q4_0 drives the GPU), and what Genie would
+// do on it with INT4. Only the runs the answer needs are made.
 func TestCoverageAnswer(t *testing.T) {
 	p, err := PrepareQuestions(QuestionsRequest{SoC: "snapdragon-8-gen3", Load: loader(t, "llama-3.2-1b")})
 	if err != nil {
@@ -82,8 +85,9 @@ func TestCoverageAnswer(t *testing.T) {
 		}
 	}
 	a := p.coverageAnswer()
-	for _, want := range []string{"The gpu runs the model's matrix work", "The npu is passed over: its formats (INT8, INT4, W4A16, F16) lack Q4_0",
-		"With INT4 weights, which it reads, the npu would run it"} {
+	for _, want := range []string{"The gpu runs the model's matrix work", "llama.cpp-opencl drives it, the stack a user of snapdragon-8-gen3 runs for Q4_0",
+		"The npu is passed over: llama.cpp-hexagon reads Q4_0 weights on it", "--runtime llama.cpp-hexagon runs it there",
+		"With INT4 weights, which it reads, the npu would run it through genie"} {
 		if !strings.Contains(a.Answer, want) {
 			t.Errorf("answer lacks %q:\n%s", want, a.Answer)
 		}

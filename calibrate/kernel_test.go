@@ -163,19 +163,19 @@ func TestUnitForRecord(t *testing.T) {
 }
 
 // TestFitSkipsRefusedRecords: a record the simulator refuses (the 8 Gen
-// 3's NPU does not read Q4_0 blocks) is skipped with the reason by fit
+// 3's NPU reads no K-quant blocks) is skipped with the reason by fit
 // and validate alike, and the others are used.
 func TestFitSkipsRefusedRecords(t *testing.T) {
 	truth := truthOverlay(t, "source: t\nparams:\n  - {param: seq_efficiency, memory: LPDDR5, value: 0.8}\n")
 	recs := synthetic(t, truth)[:4]
-	refused := Record{Kind: KindDecode, SoC: "snapdragon-8-gen3", Model: "llama-3.2-1b", Quant: "Q4_0", Backend: "QNN (HTP)",
+	refused := Record{Kind: KindDecode, SoC: "snapdragon-8-gen3", Model: "llama-3.2-1b", Quant: "Q4_K_M", Backend: "QNN (HTP)",
 		Shape: Shape{Gen: 16}, Value: 20, Unit: UnitTokensPerSecond, Source: "phone.jsonl:1"}
 	recs = append(recs, refused)
 	fit, err := FitRecords(context.Background(), recs, FitOptions{Fidelity: sim.Analytic, Starts: 1, Params: []string{"seq_efficiency"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fit.Residuals) != 4 || len(fit.Skipped) != 1 || !strings.Contains(fit.Skipped[0].Reason, "Q4_0") {
+	if len(fit.Residuals) != 4 || len(fit.Skipped) != 1 || !strings.Contains(fit.Skipped[0].Reason, "Q4_K") {
 		t.Errorf("fit: %d residuals, skipped %+v; want 4 and the NPU record, for its format", len(fit.Residuals), fit.Skipped)
 	}
 	v, err := Validate(context.Background(), recs, ValidateOptions{Fidelity: sim.Analytic, Overlay: truth})

@@ -344,7 +344,7 @@ func rankingTable(w io.Writer, a *advisor.Advice, rows []advisor.Row, labels []s
 	if utf8.RuneCountInString(objHeader) > 24 {
 		objHeader = "objective"
 	}
-	header := []string{"rank", "chip", "pass"}
+	header := []string{"rank", "chip", "runtime", "pass"}
 	header = append(header, labels...)
 	header = append(header, objHeader)
 	if whatIf {
@@ -356,7 +356,11 @@ func rankingTable(w io.Writer, a *advisor.Advice, rows []advisor.Row, labels []s
 		if whatIf && r.BaselineRank > 0 {
 			rank = fmt.Sprintf("%d (%d)", r.Rank, r.BaselineRank)
 		}
-		row := []string{rank, r.SoC, tick(r.Pass)}
+		rt := "—"
+		if r.Result != nil {
+			rt = r.Result.Runtime
+		}
+		row := []string{rank, r.SoC, rt, tick(r.Pass)}
 		for _, c := range r.Checks {
 			for _, cl := range c.Clauses {
 				row = append(row, clauseCell(a, cl))
@@ -372,10 +376,10 @@ func rankingTable(w io.Writer, a *advisor.Advice, rows []advisor.Row, labels []s
 		}
 		cells = append(cells, row)
 	}
-	// Chip names and checks read left-aligned, numbers right-aligned.
-	left := map[int]bool{1: true, 2: true}
+	// Chip names, runtimes and checks read left-aligned, numbers right-aligned.
+	left := map[int]bool{1: true, 2: true, 3: true}
 	for k := range labels {
-		left[3+k] = true
+		left[4+k] = true
 	}
 	return writeCells(w, cells, left)
 }

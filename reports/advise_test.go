@@ -53,6 +53,7 @@ func phoneAdvice() *advisor.Advice {
 	}
 
 	c := res("seed-c", 0.17, 17.7)
+	c.Result.Runtime = "none"
 	c.Rank, c.Pass, c.PriceUSD, c.Objective = 1, true, 100, ptrTo(100)
 	c.Checks = check("seed-c", 0.33, 9.7)
 	c.Checks[1] = advisor.Check{Requirement: "thermal.skin_peak_c < 45", Pass: true, Clauses: []advisor.ClauseCheck{
@@ -61,6 +62,7 @@ func phoneAdvice() *advisor.Advice {
 	c.Sensitivity = sens(0.97, 0.98, 0, -0.34)
 
 	g := res("snapdragon-8-gen3", 0.12, 26.7)
+	g.Result.Runtime = "llama.cpp-opencl"
 	g.Rank, g.PriceUSD, g.Objective, g.Failed = 2, 200, ptrTo(200), 1
 	g.Checks = check("snapdragon-8-gen3", 0.38, 18.7)
 	g.Reason = g.Checks[1].Requirement + ": " + g.Checks[1].Reason

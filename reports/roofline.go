@@ -82,9 +82,8 @@ func (r *RooflinePlot) Attainable(intensity float64) (tops float64, bound string
 }
 
 // Roofline places the operators of a prefill pass and of a decode step
-// (workloads.Lower's output for each) on the roofline of chip's unit: the
-// named unit, or, when unit is "", the one with the highest peak at its
-// compute dtype, as the simulator picks it. The compute dtype is the
+// (workloads.Lower's output for each) on the roofline of chip's unit, the
+// one sim.Choose picked to run the model. The compute dtype is the
 // unit's for the activations of the matmuls that do most of the work.
 // An empty title names the chip, the unit and its dtype.
 func Roofline(chip *hw.Chip, unit string, prefill, decode []workloads.Op, title string) (*RooflinePlot, error) {
@@ -143,31 +142,19 @@ func matmulActDtype(phases ...[]workloads.Op) (dtype.Dtype, bool) {
 	return "", false
 }
 
-// rooflineUnit finds the unit and its compute dtype for activations act.
+// rooflineUnit finds the named unit and its compute dtype for activations
+// act. The unit is the simulator's choice (sim.Choose): the roofline keeps
+// no rule of its own for which unit runs a model.
 func rooflineUnit(chip *hw.Chip, name string, act dtype.Dtype) (*hw.Unit, dtype.Dtype, error) {
-	if name != "" {
-		u := chip.Unit(name)
-		if u == nil {
-			return nil, "", fmt.Errorf("roofline of %s: no unit %q; units: %v", chip.ID, name, chip.UnitNames())
-		}
-		dt, ok := u.ComputeDtype(act)
-		if !ok {
-			return nil, "", fmt.Errorf("roofline of %s: %s has no peak at %s or above", chip.ID, name, act)
-		}
-		return u, dt, nil
+	u := chip.Unit(name)
+	if u == nil {
+		return nil, "", fmt.Errorf("roofline of %s: no unit %q; units: %v", chip.ID, name, chip.UnitNames())
 	}
-	var best *hw.Unit
-	var bestDt dtype.Dtype
-	for i := range chip.Units {
-		u := &chip.Units[i]
-		if dt, ok := u.ComputeDtype(act); ok && (best == nil || u.Peak[dt] > best.Peak[bestDt]) {
-			best, bestDt = u, dt
-		}
+	dt, ok := u.ComputeDtype(act)
+	if !ok {
+		return nil, "", fmt.Errorf("roofline of %s: %s has no peak at %s or above", chip.ID, name, act)
 	}
-	if best == nil {
-		return nil, "", fmt.Errorf("roofline of %s: no unit has a peak at %s or above", chip.ID, act)
-	}
-	return best, bestDt, nil
+	return u, dt, nil
 }
 
 // groupOps sums the operators of one phase by kind and role, in order of

@@ -58,7 +58,7 @@ func tinyPasses(t *testing.T, m workloads.Model) (prefill, decode []workloads.Op
 func tinyRoofline(t *testing.T) *RooflinePlot {
 	t.Helper()
 	prefill, decode := tinyPasses(t, tinyModel)
-	r, err := Roofline(loadRooflineChip(t), "", prefill, decode, "tiny Q4_0 on the roofline test chip")
+	r, err := Roofline(loadRooflineChip(t), "npu", prefill, decode, "tiny Q4_0 on the roofline test chip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRooflineGroups(t *testing.T) {
 	m := tinyModel
 	m.Layers = 3
 	prefill, decode := tinyPasses(t, m)
-	r, err := Roofline(loadRooflineChip(t), "", prefill, decode, "")
+	r, err := Roofline(loadRooflineChip(t), "npu", prefill, decode, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestRooflineUnit(t *testing.T) {
 	if _, err := Roofline(chip, "tpu", prefill, decode, ""); err == nil || !strings.Contains(err.Error(), `no unit "tpu"`) {
 		t.Errorf("unknown unit: %v", err)
 	}
-	if _, err := Roofline(chip, "", nil, nil, ""); err == nil {
+	if _, err := Roofline(chip, "npu", nil, nil, ""); err == nil {
 		t.Error("no operators: no error")
 	}
 }
@@ -244,11 +244,11 @@ func TestWriteRoofline(t *testing.T) {
 	chip := loadRooflineChip(t)
 	prefill, decode := tinyPasses(t, tinyModel)
 	for _, ext := range []string{"png", "svg", "pdf"} {
-		if err := WriteRoofline(filepath.Join(dir, "roof."+ext), chip, "", prefill, decode, "tiny"); err != nil {
+		if err := WriteRoofline(filepath.Join(dir, "roof."+ext), chip, "npu", prefill, decode, "tiny"); err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
 	}
-	if err := WriteRoofline(filepath.Join(dir, "roof.gif"), chip, "", prefill, decode, "tiny"); err == nil {
+	if err := WriteRoofline(filepath.Join(dir, "roof.gif"), chip, "npu", prefill, decode, "tiny"); err == nil {
 		t.Error("a .gif: no error")
 	}
 	entries, _ := os.ReadDir(dir)

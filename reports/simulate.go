@@ -30,12 +30,29 @@ func afterDepth(depth int) string {
 	return fmt.Sprintf(" after %d tokens of context", depth)
 }
 
+// viaRuntime is " via RUNTIME" (with its thread count when one was asked
+// for), or, when no runtime profile applied, says the chip file's figures
+// stood for the stack.
+func viaRuntime(r *sim.Result) string {
+	if r.Runtime == "" || r.Runtime == sim.NoRuntime {
+		return " on the chip file's own figures (no runtime profile)"
+	}
+	if r.Threads > 0 {
+		return fmt.Sprintf(" via %s, %d threads", r.Runtime, r.Threads)
+	}
+	return " via " + r.Runtime
+}
+
 // SimulateTable prints what an architect reads first: latency and rates,
 // how much of the chip's compute and bandwidth the run used, and where the
 // time went.
 func SimulateTable(w io.Writer, r *sim.Result) error {
-	fmt.Fprintf(w, "%s %s on %s — %s unit (%s), %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, r.Policy, r.Fidelity)
-	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n\n", r.Prompt, afterDepth(r.Depth), r.Gen, r.Batch, r.KVDtype)
+	fmt.Fprintf(w, "%s %s on %s — %s unit (%s)%s, %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, viaRuntime(r), r.Policy, r.Fidelity)
+	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, r.Batch, r.KVDtype)
+	if r.RuntimeBasis != "" {
+		fmt.Fprintf(w, "runtime figures: %s\n", r.RuntimeBasis)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))

@@ -9,6 +9,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -33,11 +34,16 @@ func ParseFidelity(s string) (Fidelity, error) {
 
 // Config is one simulation's inputs.
 type Config struct {
-	Chip     *hw.Chip
-	Model    *workloads.Spec
-	Quant    workloads.Quant
-	KV       workloads.KVFormat
-	Unit     string  // the unit that runs the matrix work; "" picks the fastest
+	Chip  *hw.Chip
+	Model *workloads.Spec
+	Quant workloads.Quant
+	KV    workloads.KVFormat
+	Unit  string // the unit that runs the matrix work; "" picks the fastest
+	// Runtime is the software stack that runs the model (nil: the one a
+	// user of the chip would run for the model's formats, see Choose);
+	// Threads the CPU threads it uses (0: the runtime's default).
+	Runtime  *runtimes.Profile
+	Threads  int
 	Policy   *Policy // tensor placement; nil takes the chip's (memory policy)
 	Prompt   int     // prefill tokens per sequence
 	Depth    int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
@@ -71,7 +77,7 @@ func inputErrorf(format string, args ...any) error {
 // compute dtype.
 func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	act := c.Quant.ActDtype(workloads.RoleFFN)
-	formats := c.Model.MatrixFormats(c.Quant)
+	formats := formatNames(c)
 	if c.Unit != "" {
 		u := c.Chip.Unit(c.Unit)
 		if u == nil {
@@ -81,39 +87,16 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 		if !ok {
 			return nil, "", inputErrorf("--unit %s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
 		}
-		if f, ok := unreadFormat(u, formats); ok {
-			return nil, "", inputErrorf("--unit %s cannot run %s: its kernels do not read %s weights (it reads %s); choose another --quant or --unit", u.Name, c.Quant, f, strings.Join(u.Formats, ", "))
+		if f, ok := Unread(c.Chip, u, formats); ok {
+			return nil, "", inputErrorf("--unit %s cannot run %s: its kernels do not read %s weights (it reads %s); choose another --quant or --unit", u.Name, c.Quant, f, strings.Join(UnitFormats(c.Chip, u), ", "))
 		}
 		return u, dt, nil
 	}
-	var best *hw.Unit
-	var bestDt dtype.Dtype
-	for i := range c.Chip.Units {
-		u := &c.Chip.Units[i]
-		dt, ok := u.ComputeDtype(act)
-		if _, unread := unreadFormat(u, formats); unread {
-			ok = false
-		}
-		if ok && (best == nil || u.Peak[dt] > best.Peak[bestDt]) {
-			best, bestDt = u, dt
-		}
-	}
+	best, bestDt := bestUnit(c, func(u *hw.Unit) bool { return c.reads(u, formats) })
 	if best == nil {
 		return nil, "", inputErrorf("no unit of %s can run %s (activations %s; a unit needs a peak at or above them and to read the weight formats)", c.Chip.ID, c.Quant, act)
 	}
 	return best, bestDt, nil
-}
-
-// unreadFormat returns one of formats, those the model's matrices are
-// stored in (Model.MatrixFormats: for Q4_K_M both Q4_K and Q6_K), that
-// unit u's kernels do not read, if there is one.
-func unreadFormat(u *hw.Unit, formats []workloads.Format) (string, bool) {
-	for _, f := range formats {
-		if !u.ReadsFormat(f.Name()) {
-			return f.Name(), true
-		}
-	}
-	return "", false
 }
 
 // Footprint is what a run keeps in DRAM.
@@ -127,13 +110,23 @@ func (f Footprint) Total() float64 { return f.Weights + f.KV }
 func footprint(c *Config) Footprint {
 	return Footprint{
 		Weights: c.Model.WeightBytes(c.Quant),
-		KV:      c.Model.KVBytesPerToken(c.KV) * float64(c.context()) * float64(c.Batch),
+		KV:      c.Model.KVBytesPerToken(c.KV) * float64(c.allocated()) * float64(c.Batch),
 	}
 }
 
 // context is the most tokens a sequence's KV cache holds: the depth, the
 // prompt and the generated tokens.
 func (c *Config) context() int { return c.Depth + c.Prompt + c.Gen }
+
+// allocated is the KV cache a sequence holds in memory, in tokens: its
+// context, or the runtime's preallocated context when that is larger
+// (Genie's models are compiled for 4096 tokens).
+func (c *Config) allocated() int {
+	if c.Runtime != nil && c.Runtime.Context > c.context() {
+		return c.Runtime.Context
+	}
+	return c.context()
+}
 
 // checkFit rejects a model the chip's DRAM cannot hold.
 func checkFit(c *Config) error {

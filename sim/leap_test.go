@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -49,11 +50,11 @@ func TestLeap(t *testing.T) {
 		w          workloads.Work
 		fewerTimes float64 // at least this many times fewer events (measured: see each row)
 	}{
-		{"phone decode, KV scanned", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 3000, Batch: 1}, 5},                                                   // 6.9×: weights and the scanned KV stream in long steady runs
-		{"phone decode, batch 4", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 1000, Batch: 4}, 5},                                                      // 7.9×
+		{"phone decode, KV scanned", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 3000, Batch: 1}, 5},                                                   // 6.9×: weights and the scanned KV stream in long steady runs
+		{"phone decode, batch 4", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 1000, Batch: 4}, 5},                                                      // 7.9×
 		{"MoE decode, KV in the L3", opts{chip: "seed-c", model: "seed-moe-3b", sets: []string{"memory.l3.size=24MiB"}}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 200, Batch: 1}, 1}, // 1.05×: small experts leave few tiles to skip; exactness is the point
 		{"minimal chip decode", opts{chipSrc: minimalChip}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 256, Batch: 1}, 1.4},                                                            // 1.53×: a small model, short operators
-		{"phone prefill", opts{chip: "snapdragon-8-gen3"}, workloads.Work{Phase: workloads.Prefill, Tokens: 512, Context: 0, Batch: 1}, 1},                                                              // 1.01×: activations hit the L3, so few operators may leap
+		{"phone prefill", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Prefill, Tokens: 512, Context: 0, Batch: 1}, 1},                                                              // 1.01×: activations hit the L3, so few operators may leap
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := configFor(t, c.o)
@@ -82,7 +83,7 @@ func TestPrefillReplay(t *testing.T) {
 	// minute, and a skin trip at 30 °C so they run at different clocks.
 	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 60, Prompt: 512, ContextLimit: 640}
 	run := func(exact bool) *Result {
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
 		cfg.Scenario, cfg.noShortcuts = sc, exact
 		r, err := Run(context.Background(), cfg)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/cache"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -257,7 +258,7 @@ func TestStepMemoUnderThrottling(t *testing.T) {
 	sc := &workloads.Scenario{Name: "hot", Kind: workloads.Sustained, Duration: 40, Prompt: 512}
 	run := func(f Fidelity) *Result {
 		// A skin trip at 30 °C throttles within seconds.
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
 		cfg.Scenario, cfg.Fidelity = sc, f
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -423,7 +424,7 @@ func TestHeatThrottles(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(batch int, sets ...string) *Result {
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", prompt: 512, batch: batch, sets: sets})
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", prompt: 512, batch: batch, sets: sets, runtime: runtimes.None})
 		cfg.Scenario = sustained
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -460,31 +461,32 @@ func TestHeatThrottles(t *testing.T) {
 }
 
 // TestUnitWeightFormats: a unit whose kernels do not read the model's
-// weight format is passed over, and naming it is an input error.
+// weight format is passed over, and naming it is an input error; among the
+// units that read it, the stack a user runs for the format decides.
 func TestUnitWeightFormats(t *testing.T) {
 	for _, c := range []struct {
-		quant, unit, want string
+		quant, unit, want, runtime string
 	}{
-		{"Q4_0", "", "gpu"}, // the 8 Gen 3's NPU reads no GGUF blocks
-		{"INT4", "", "npu"}, // but runs its own INT4
-		{"Q4_0", "cpu", "cpu"},
+		{"Q4_0", "", "gpu", "llama.cpp-opencl"},     // the NPU reads Q4_0 only through the Hexagon backend, later in the order
+		{"INT4", "", "npu", "genie"},                // Genie runs the NPU's own INT4
+		{"Q4_0", "cpu", "cpu", "llama.cpp-cpu"},     // --unit picks the unit, the order its runtime
+		{"Q4_0", "npu", "npu", "llama.cpp-hexagon"}, // the one stack that reads GGUF on it
+		{"Q4_K_M", "", "gpu", "llama.cpp-vulkan"},   // no stack reads K-quants on the NPU, nor does the OpenCL backend
 	} {
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: c.quant, prompt: 8, gen: 2})
-		cfg.Unit = c.unit
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: c.quant, prompt: 8, gen: 2, unit: c.unit})
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Unit != c.want {
-			t.Errorf("%s with --unit %q ran on %s, want %s", c.quant, c.unit, r.Unit, c.want)
+		if r.Unit != c.want || r.Runtime != c.runtime {
+			t.Errorf("%s with --unit %q ran on %s via %s, want %s via %s", c.quant, c.unit, r.Unit, r.Runtime, c.want, c.runtime)
 		}
 	}
-	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", prompt: 8, gen: 2})
-	cfg.Unit = "npu"
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: "Q4_K_M", prompt: 8, gen: 2, unit: "npu"})
 	_, err := Run(context.Background(), cfg)
 	var ie *InputError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "do not read Q4_0") || !strings.Contains(err.Error(), "W4A16") {
-		t.Errorf("--unit npu with Q4_0: %v, want an input error naming the format and what the unit reads", err)
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "do not read Q4_K") || !strings.Contains(err.Error(), "W4A16") {
+		t.Errorf("--unit npu with Q4_K_M: %v, want an input error naming the format and what the unit reads", err)
 	}
 }
 
@@ -506,7 +508,8 @@ func TestUnitWeightFormatsOfAMix(t *testing.T) {
 		{"[Q4_0, Q6_K]", "Q4_0", "", "npu"},
 		{"[Q4_0]", "Q4_0", "npu", "do not read Q6_K weights"}, // the output matrix
 	} {
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: c.quant, prompt: 8, gen: 2, sets: []string{"units.npu.formats=" + c.formats}})
+		// The unit rule alone: the chip's own figures, no runtime's formats.
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: c.quant, prompt: 8, gen: 2, sets: []string{"units.npu.formats=" + c.formats}, runtime: runtimes.None})
 		cfg.Unit = c.unit
 		r, err := Run(context.Background(), cfg)
 		got := ""

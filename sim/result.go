@@ -6,18 +6,26 @@ import "github.com/edgetwin/edgetwin/hw/spec"
 // `simulate --format json`: rates in 0..1 are 0 when there was nothing to
 // count; figures a run cannot give yet are null.
 type Result struct {
-	SoC      string `json:"soc"`
-	Model    string `json:"model"`
-	Quant    string `json:"quant"`
-	KVDtype  string `json:"kv_dtype"`
-	Unit     string `json:"unit"`
-	Policy   string `json:"policy"`
-	Fidelity string `json:"fidelity"`
-	Prompt   int    `json:"prompt"`
-	Depth    int    `json:"depth,omitempty"` // tokens in the KV cache before the prompt
-	Gen      int    `json:"gen"`
-	Batch    int    `json:"batch"`
-	Scenario string `json:"scenario"`
+	SoC   string `json:"soc"`
+	Model string `json:"model"`
+	Quant string `json:"quant"`
+	// Runtime is the id (or file) of the software stack that ran, or
+	// "none" when no runtime profile applied; Threads the CPU threads
+	// asked for (0: the runtime's default).
+	Runtime string `json:"runtime"`
+	Threads int    `json:"threads,omitempty"`
+	// RuntimeBasis says what the runtime's figures rest on (the records
+	// and chips of their fit, or that no measurement backs them).
+	RuntimeBasis string `json:"runtime_basis,omitempty"`
+	KVDtype      string `json:"kv_dtype"`
+	Unit         string `json:"unit"`
+	Policy       string `json:"policy"`
+	Fidelity     string `json:"fidelity"`
+	Prompt       int    `json:"prompt"`
+	Depth        int    `json:"depth,omitempty"` // tokens in the KV cache before the prompt
+	Gen          int    `json:"gen"`
+	Batch        int    `json:"batch"`
+	Scenario     string `json:"scenario"`
 	// Requests is how many requests ran: 1, or the session's count.
 	Requests int `json:"requests"`
 

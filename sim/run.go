@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -21,11 +22,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if err := checkFit(&cfg); err != nil {
+	choice, err := Choose(&cfg)
+	if err != nil {
 		return nil, err
 	}
-	unit, dt, err := pickUnit(&cfg)
-	if err != nil {
+	cfg.Runtime = choice.Runtime
+	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
+	unit, dt := cfg.Chip.Unit(choice.Unit.Name), choice.Dtype
+	if err := checkFit(&cfg); err != nil {
 		return nil, err
 	}
 	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
@@ -108,7 +112,7 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 		scenario = c.Scenario.Name
 	}
 	return &Result{
-		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), KVDtype: c.KV.String(), Scenario: scenario,
+		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
 		Warnings:   []string{},
@@ -258,4 +262,18 @@ func ratio(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+func runtimeID(p *runtimes.Profile) string {
+	if p == nil {
+		return NoRuntime
+	}
+	return p.ID
+}
+
+func runtimeBasis(p *runtimes.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return p.Basis
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
@@ -16,7 +18,7 @@ import (
 func newCatalog() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "List the embedded chips, models, placement policies and scenarios",
+		Short: "List the embedded chips, models, runtimes, placement policies and scenarios",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -37,6 +39,11 @@ func newCatalog() *cobra.Command {
 				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%.2fB\t%d\n", id, m.Name, m.Layers, float64(m.Params())/1e9, m.MaxContext)
 			}
+			fmt.Fprintln(w, "\nRUNTIME\tNAME\tUNITS\tFORMATS\tFIGURES")
+			for _, id := range runtimes.IDs() {
+				p := runtimes.MustLoad(id)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id, p.Name, strings.Join(p.Units, ","), strings.Join(p.Formats, ","), p.Figures())
+			}
 			fmt.Fprintf(w, "\nPOLICIES\t%s\n", strings.Join(sim.PolicyIDs(), ", "))
 			fmt.Fprintf(w, "SCENARIOS\t%s\n", strings.Join(workloads.ScenarioIDs(), ", "))
 			return w.Flush()
@@ -44,13 +51,13 @@ func newCatalog() *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show ID",
-		Short: "Print a catalog chip or model as YAML, citations included",
+		Short: "Print a catalog chip, model or runtime as YAML, citations included",
 		Args:  cobra.ExactArgs(1),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return append(hw.ChipIDs(), workloads.ModelIDs()...), cobra.ShellCompDirectiveNoFileComp
+			return slices.Concat(hw.ChipIDs(), workloads.ModelIDs(), runtimes.IDs()), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if data, ok := hw.ChipSource(args[0]); ok {
@@ -61,7 +68,11 @@ func newCatalog() *cobra.Command {
 				_, err := cmd.OutOrStdout().Write(data)
 				return err
 			}
-			return inputErrorf("no catalog chip or model %q; run `edgetwin catalog` for the list", args[0])
+			if data, ok := runtimes.Source(args[0]); ok {
+				_, err := cmd.OutOrStdout().Write(data)
+				return err
+			}
+			return inputErrorf("no catalog chip, model or runtime %q; run `edgetwin catalog` for the list", args[0])
 		},
 	})
 	return cmd

@@ -124,7 +124,7 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"simulate", "--policy", "bogus"}, "no catalog policy \"bogus\"; known: kv-first, naive, stream-weights"},
 		{[]string{"simulate", "--policy", filepath.Join(dir, "missing.yaml")}, "cannot read policy file: no such file"},
 		{[]string{"simulate", "--set", "units.npu.ops=[matmul, softmax]"}, "\"softmax\" is not an operator"},
-		{[]string{"catalog", "show", "nope"}, "no catalog chip or model"},
+		{[]string{"catalog", "show", "nope"}, "no catalog chip, model or runtime"},
 	} {
 		code, out, errs := edgetwin(tc.args...)
 		expectBadInput(t, tc.args, code, out, errs, tc.want)

@@ -469,14 +469,12 @@ func rooflineSections(p *reviewPlan) ([]reports.Section, error) {
 	prompt := max(1, cfg.Prompt)
 	prefill := workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, workloads.Work{Phase: workloads.Prefill, Tokens: prompt, Batch: cfg.Batch, Seed: cfg.Seed})
 	decode := workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: prompt, Batch: cfg.Batch, Seed: cfg.Seed})
-	unit := ""
-	if len(p.advice) > 0 {
-		if r := p.adviceResult(p.advice[0], 0); r != nil {
-			unit = r.Unit // the unit the simulator chose
-		}
+	choice, err := sim.Choose(&cfg) // the unit the simulator runs the model on
+	if err != nil {
+		return nil, err
 	}
 	title := fmt.Sprintf("Roofline: %s %s on %s, prompt %d", cfg.Model.ID, cfg.Quant, cfg.Chip.ID, prompt)
-	r, err := reports.Roofline(cfg.Chip, unit, prefill, decode, title)
+	r, err := reports.Roofline(cfg.Chip, choice.Unit.Name, prefill, decode, title)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
@@ -17,7 +18,8 @@ import (
 // runFlags are the flags every command that runs the simulator shares.
 type runFlags struct {
 	soc, model, quant, kv, unit string
-	policy                      string
+	policy, runtime             string
+	threads                     int
 	calibration                 string
 	scenario, duration          string
 	fidelity, format            string
@@ -33,6 +35,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.quant, "quant", "Q4_0", "weight quantisation: F16, Q8_0, Q4_0, a llama.cpp file type (Q4_K_M, Q5_K_M, Q3_K_M, IQ4_XS, ...), INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
 	fl.StringVar(&f.kv, "kv-dtype", "F16", "KV-cache element type (F16, Q8_0, Q4_0, INT8, ...)")
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
+	fl.StringVar(&f.runtime, "runtime", "", "software stack that runs the model: "+strings.Join(runtimes.IDs(), ", ")+", or a runtime YAML file (default: the one a user of the chip runs for the model's format)")
+	fl.IntVar(&f.threads, "threads", 0, "CPU threads the runtime uses (default: the runtime's, else every core)")
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
 	fl.IntVar(&f.depth, "depth", 0, "tokens already in the KV cache before the prompt (a follow-up request; llama-bench -d)")
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
@@ -49,6 +53,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
 	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile", "line"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeIDs(sim.PolicyIDs))
+	_ = cmd.RegisterFlagCompletionFunc("runtime", completeIDs(runtimes.IDs))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeIDs(workloads.ScenarioIDs))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -137,8 +142,18 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 			return sim.Config{}, inputErr(err)
 		}
 	}
+	var rt *runtimes.Profile
+	if f.runtime != "" {
+		if rt, err = runtimes.Load(f.runtime); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	}
+	if f.threads < 0 {
+		return sim.Config{}, inputErrorf("--threads %d is not allowed: give a positive thread count, or leave it out for the runtime's default", f.threads)
+	}
 	return sim.Config{
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
+		Runtime: rt, Threads: f.threads,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}, nil
 }
