@@ -83,6 +83,7 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 	if err := doc.Apply(sets, &SoC{}); err != nil {
 		return nil, err
 	}
+	clusterDefaults(doc)
 	if err := applyDefaults(doc); err != nil {
 		return nil, err
 	}
@@ -125,6 +126,33 @@ func addDefaultCPU(doc *spec.Doc) error {
 		}
 	}
 	return doc.Append("units", DefaultCPU, "assumed")
+}
+
+// clusterDefaults gives a CPU that lists clusters but no cores or clock
+// their sum and the first cluster's clock, before the table's defaults.
+// A malformed cluster is left to the decoder's error.
+func clusterDefaults(doc *spec.Doc) {
+	for _, name := range doc.Names("units") {
+		p := "units." + name
+		names := doc.Names(p + ".clusters")
+		if len(names) == 0 {
+			continue
+		}
+		sum := 0
+		for _, c := range names {
+			n, err := strconv.Atoi(doc.Value(p + ".clusters." + c + ".cores"))
+			if err != nil || n <= 0 {
+				return
+			}
+			sum += n
+		}
+		if !doc.Has(p + ".cores") {
+			_ = doc.Default(p+".cores", strconv.Itoa(sum), &SoC{}, "derived: the sum of the clusters' cores")
+		}
+		if clock := doc.Value(p + ".clusters." + names[0] + ".clock"); !doc.Has(p+".clock") && clock != "" {
+			_ = doc.Default(p+".clock", clock, &SoC{}, "derived: the first (fastest) cluster's clock")
+		}
+	}
 }
 
 func applyDefaults(doc *spec.Doc) error {
@@ -171,13 +199,22 @@ func derive(doc *spec.Doc, s *SoC) error {
 			continue
 		}
 		// Two SIMD pipes each doing a multiply-add (2 ops) per lane per cycle.
-		int8ops := float64(u.Cores) * float64(u.Clock) * float64(u.SIMDBits/8) * 2 * 2
+		coreHz := float64(u.Cores) * float64(u.Clock)
+		how := "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)"
+		if len(u.Clusters) > 0 {
+			coreHz = 0
+			how = "derived: Σ cores × clock over the clusters × SIMD lanes × 2 pipes × 2 ops (assumed)"
+			for _, c := range u.Clusters {
+				coreHz += float64(c.Cores) * float64(c.Clock)
+			}
+		}
+		int8ops := coreHz * float64(u.SIMDBits/8) * 2 * 2
 		for _, p := range []struct {
 			dt  dtype.Dtype
 			div float64
 		}{{dtype.INT8, 1}, {dtype.FP16, 2}, {dtype.FP32, 4}} {
 			v := units.OpsPerSecond(int8ops / p.div)
-			if err := doc.Default("units."+u.Name+".peak."+string(p.dt), v.String(), &SoC{}, "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)"); err != nil {
+			if err := doc.Default("units."+u.Name+".peak."+string(p.dt), v.String(), &SoC{}, how); err != nil {
 				return err
 			}
 		}
@@ -286,6 +323,18 @@ func validate(doc *spec.Doc, s *SoC) error {
 				if v <= 0 || v > 1 {
 					return doc.Errorf(p+"."+f.name+"."+format, "%v is not allowed: must be in (0, 1]", float64(v))
 				}
+			}
+		}
+		if len(u.Clusters) > 0 {
+			sum := 0
+			for i, c := range u.Clusters {
+				sum += c.Cores
+				if i > 0 && c.Clock > u.Clusters[i-1].Clock {
+					return doc.Errorf(fmt.Sprintf("%s.clusters.%s.clock", p, c.Name), "%s follows the %s cluster's %s: list clusters fastest first", c.Clock, u.Clusters[i-1].Name, u.Clusters[i-1].Clock)
+				}
+			}
+			if sum != u.Cores {
+				return doc.Errorf(p+".cores", "%d is not the clusters' %d cores: give cores as their sum, or leave it out", u.Cores, sum)
 			}
 		}
 		for i := 1; i < len(u.OPP); i++ {

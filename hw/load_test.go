@@ -239,3 +239,71 @@ func TestDefaultGovernorCitations(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUClusters: a CPU given as clusters takes its cores and clock from
+// them, derives its peak cluster by cluster, and shares it among threads
+// fastest cores first; a core count that contradicts the clusters, or
+// clusters out of order, are errors naming the field.
+func TestCPUClusters(t *testing.T) {
+	const src = `name: clustered
+memory:
+  dram: {type: LPDDR5X, bandwidth: 60 GB/s, capacity: 8 GiB}
+units:
+  - name: cpu
+    kind: cpu
+    clusters:
+      - {name: prime, cores: 1, clock: 3 GHz}
+      - {name: little, cores: 3, clock: 2 GHz}
+`
+	c, err := Load("c.yaml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := c.Unit("cpu")
+	if u.Cores != 4 || u.Clock != 3e9 {
+		t.Errorf("cores %d, clock %v; want 4 at 3 GHz", u.Cores, u.Clock)
+	}
+	// (1 × 3 + 3 × 2) GHz × 16 lanes × 2 pipes × 2 ops = 576 GOPS.
+	if got := float64(u.Peak["int8"]); math.Abs(got-576e9) > 1 {
+		t.Errorf("int8 peak %g, want 576e9", got)
+	}
+	for _, tc := range []struct {
+		n    int
+		want float64
+	}{{1, 3.0 / 9}, {2, 5.0 / 9}, {4, 1}, {8, 1}} {
+		if got := u.ThreadShare(tc.n); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%d threads: share %g, want %g", tc.n, got, tc.want)
+		}
+	}
+	for _, bad := range []struct{ set, want string }{
+		{"units.cpu.cores=6", "not the clusters' 4 cores"},
+		{"units.cpu.clusters.little.clock=4GHz", "list clusters fastest first"},
+	} {
+		ov, err := spec.ParseOverride(bad.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load("c.yaml", []byte(src), []spec.Override{ov}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("--set %s: %v, want %q", bad.set, err, bad.want)
+		}
+	}
+}
+
+// TestDRAMDraw: a unit draws the least of its fabric port and its cores'
+// own draw; neither given, nothing caps it.
+func TestDRAMDraw(t *testing.T) {
+	for _, tc := range []struct {
+		u    Unit
+		want float64
+	}{
+		{Unit{Cores: 4, CoreBandwidth: 10e9}, 40e9},
+		{Unit{Cores: 4, CoreBandwidth: 10e9, Bandwidth: 25e9}, 25e9},
+		{Unit{Cores: 1, CoreBandwidth: 10e9, Bandwidth: 25e9}, 10e9},
+		{Unit{Bandwidth: 25e9}, 25e9},
+		{Unit{Cores: 8}, 0},
+	} {
+		if got := tc.u.DRAMDraw(); got != tc.want {
+			t.Errorf("%+v: draw %g, want %g", tc.u, got, tc.want)
+		}
+	}
+}

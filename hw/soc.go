@@ -123,6 +123,18 @@ type Unit struct {
 	MAC           MACArray             `yaml:"mac,omitempty"`
 	Cores         int                  `yaml:"cores,omitempty" spec:"positive"`
 	SIMDBits      int                  `yaml:"simd_bits,omitempty" spec:"positive"`
+	// Clusters are a CPU's core clusters (prime, performance, efficiency),
+	// fastest first; threads fill them in that order. Cores and Clock
+	// default to their sum and the first cluster's clock. Empty: Cores
+	// alike at Clock.
+	Clusters []Cluster `yaml:"clusters,omitempty"`
+	// CoreBandwidth is the most one core draws from DRAM: the cache-line
+	// misses it keeps in flight over the memory latency. A run on n cores
+	// draws at most n × CoreBandwidth.
+	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty"`
+	// Bandwidth is the most the unit draws from DRAM through its port of
+	// the fabric, whatever its cores; 0: the whole DRAM bandwidth.
+	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty"`
 	// GEMMEfficiency and GEMVEfficiency are the fractions of the modelled
 	// compute rate that matrix-matrix and matrix-vector kernels reach.
 	GEMMEfficiency units.Fraction `yaml:"gemm_efficiency,omitempty"`
@@ -200,6 +212,47 @@ func (u *Unit) Supports(op string) bool {
 		}
 	}
 	return false
+}
+
+// Cluster is a group of like cores of a CPU at one clock.
+type Cluster struct {
+	Name  string      `yaml:"name" spec:"required"`
+	Cores int         `yaml:"cores" spec:"required,positive"`
+	Clock units.Hertz `yaml:"clock" spec:"required"`
+}
+
+// ThreadShare is the share of the unit's peak that n of its cores reach,
+// filling the fastest clusters first (a core's rate goes with its clock);
+// n/Cores when the unit has no clusters, 1 for n ≥ Cores.
+func (u *Unit) ThreadShare(n int) float64 {
+	if n >= u.Cores || u.Cores == 0 {
+		return 1
+	}
+	if len(u.Clusters) == 0 {
+		return float64(n) / float64(u.Cores)
+	}
+	var used, all float64
+	left := n
+	for _, c := range u.Clusters {
+		k := min(left, c.Cores)
+		used += float64(k) * float64(c.Clock)
+		all += float64(c.Cores) * float64(c.Clock)
+		left -= k
+	}
+	return used / all
+}
+
+// DRAMDraw is the most the unit draws from DRAM: the least of Bandwidth
+// and Cores × CoreBandwidth that the chip gives; 0 when it gives neither.
+func (u *Unit) DRAMDraw() float64 {
+	draw := 0.0
+	if u.CoreBandwidth > 0 && u.Cores > 0 {
+		draw = float64(u.Cores) * float64(u.CoreBandwidth)
+	}
+	if b := float64(u.Bandwidth); b > 0 && (draw == 0 || b < draw) {
+		draw = b
+	}
+	return draw
 }
 
 // OPP is one operating point: a clock and the voltage it needs.

@@ -149,6 +149,8 @@ func (c *Config) validate() error {
 		return inputErrorf("--gen %d is not allowed: must be 0 or more", c.Gen)
 	case c.Batch < 1:
 		return inputErrorf("--batch %d is not allowed: must be 1 or more", c.Batch)
+	case c.Threads < 0:
+		return inputErrorf("--threads %d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
 	case c.Depth < 0:
 		return inputErrorf("--depth %d is not allowed: must be 0 or more", c.Depth)
 	case c.Depth > 0 && c.Scenario != nil:

@@ -191,6 +191,9 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	d := chip.Memory.DRAM
 	l3 := chip.Memory.L3
 	e.dramBW = float64(d.Bandwidth) * float64(d.SeqEfficiency)
+	if draw := unit.DRAMDraw(); draw > 0 && draw < e.dramBW {
+		e.dramBW = draw // a CPU's cores, or a unit's port of the fabric, draw less than the DRAM gives
+	}
 	e.l3BW = float64(l3.Bandwidth)
 	e.dram = des.NewLink(e.sim, "dram", e.dramBW)
 	e.l3 = des.NewLink(e.sim, "l3", e.l3BW)

@@ -50,11 +50,11 @@ func TestLeap(t *testing.T) {
 		w          workloads.Work
 		fewerTimes float64 // at least this many times fewer events (measured: see each row)
 	}{
-		{"phone decode, KV scanned", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 3000, Batch: 1}, 5},                                                   // 6.9×: weights and the scanned KV stream in long steady runs
-		{"phone decode, batch 4", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 1000, Batch: 4}, 5},                                                      // 7.9×
+		{"phone decode, KV scanned", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 3000, Batch: 1}, 5},                                      // 6.9×: weights and the scanned KV stream in long steady runs
+		{"phone decode, batch 4", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 1000, Batch: 4}, 5},                                         // 7.9×
 		{"MoE decode, KV in the L3", opts{chip: "seed-c", model: "seed-moe-3b", sets: []string{"memory.l3.size=24MiB"}}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 200, Batch: 1}, 1}, // 1.05×: small experts leave few tiles to skip; exactness is the point
 		{"minimal chip decode", opts{chipSrc: minimalChip}, workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: 256, Batch: 1}, 1.4},                                                            // 1.53×: a small model, short operators
-		{"phone prefill", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Prefill, Tokens: 512, Context: 0, Batch: 1}, 1},                                                              // 1.01×: activations hit the L3, so few operators may leap
+		{"phone prefill", opts{chip: "snapdragon-8-gen3", unit: "gpu"}, workloads.Work{Phase: workloads.Prefill, Tokens: 512, Context: 0, Batch: 1}, 1},                                                 // 1.01×: activations hit the L3, so few operators may leap
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := configFor(t, c.o)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -25,6 +26,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	choice, err := Choose(&cfg)
 	if err != nil {
 		return nil, err
+	}
+	if u := choice.Unit; u.Kind == hw.CPU && cfg.Threads > u.Cores {
+		return nil, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
 	}
 	cfg.Runtime = choice.Runtime
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)

@@ -250,11 +250,11 @@ func withRuntime(chip *hw.Chip, ch Choice, threads int) *hw.Chip {
 		}
 	}
 	if u.Kind == hw.CPU && threads > 0 && threads < u.Cores {
-		scale := float64(threads) / float64(u.Cores)
+		share := u.ThreadShare(threads)
 		peak := make(map[dtype.Dtype]units.OpsPerSecond, len(u.Peak))
 		for dt, v := range u.Peak {
-			peak[dt] = units.OpsPerSecond(float64(v) * scale)
-			set(prefix+"peak."+string(dt), peak[dt].String(), fmt.Sprintf("derived: %d of %d cores' peak (threads)", threads, u.Cores))
+			peak[dt] = units.OpsPerSecond(float64(v) * share)
+			set(prefix+"peak."+string(dt), peak[dt].String(), fmt.Sprintf("derived: %d of %d cores' peak, fastest clusters first (threads)", threads, u.Cores))
 		}
 		u.Peak = peak
 		u.Cores = threads
