@@ -35,6 +35,10 @@ type Profile struct {
 	// Formats are the weight storage formats its kernels read, as
 	// workloads.ParseQuant names them (Q4_0, Q8_0, F16, INT8, W4A16, …).
 	Formats []string `yaml:"formats" spec:"required"`
+	// Quant is the quantisation its users run (Genie's W4A16, RKLLM's
+	// w8a8 as INT8), taken when a run names the runtime but no --quant;
+	// empty: Q4_0, as for every run. It must be one of Formats.
+	Quant string `yaml:"quant,omitempty"`
 	// Graph is per-op or compiled; Dispatch its cost per dispatched
 	// operator (per-op) or per operator inside the compiled graph.
 	Graph    string        `yaml:"graph" spec:"required,oneof=per-op|compiled"`
@@ -118,6 +122,9 @@ func Decode(file string, data []byte) (*Profile, error) {
 		if !slices.Contains(kinds, k) {
 			return nil, doc.Errorf(fmt.Sprintf("units.%d", i), "unit kind %q is not one of %s", k, strings.Join(kinds, ", "))
 		}
+	}
+	if p.Quant != "" && !slices.Contains(p.Formats, p.Quant) {
+		return nil, doc.Errorf("quant", "%q is not one of the formats the runtime reads (%s)", p.Quant, strings.Join(p.Formats, ", "))
 	}
 	for i, f := range p.Formats {
 		if !slices.Contains(WeightFormats, f) {

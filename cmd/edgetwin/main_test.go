@@ -271,3 +271,35 @@ func TestSimulateSeries(t *testing.T) {
 		t.Errorf("series:\n%s", data)
 	}
 }
+
+// TestRuntimeTakesItsUsersQuant: naming a runtime without --quant runs the
+// quantisation its users run (Genie: W4A16; RKLLM: w8a8 as INT8), naming
+// both keeps the user's, and a format the runtime cannot read is exit 2.
+func TestRuntimeTakesItsUsersQuant(t *testing.T) {
+	for _, c := range []struct {
+		args          []string
+		quant, runtme string
+	}{
+		{[]string{"--soc", "snapdragon-8-elite", "--runtime", "genie"}, "W4A16", "genie"},
+		{[]string{"--soc", "rk3588", "--runtime", "rkllm"}, "INT8", "rkllm"},
+		{[]string{"--soc", "snapdragon-8-elite", "--runtime", "genie", "--quant", "INT8"}, "INT8", "genie"},
+		{[]string{"--soc", "snapdragon-8-elite"}, "Q4_0", "llama.cpp-opencl"},
+	} {
+		args := append([]string{"simulate", "--model", "llama-3.2-1b", "--prompt", "16", "--gen", "4", "--fidelity", "analytic", "--format", "json"}, c.args...)
+		code, out, errs := edgetwin(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var r struct{ Quant, Runtime string }
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Quant != c.quant || r.Runtime != c.runtme {
+			t.Errorf("%v: %s via %s, want %s via %s", c.args, r.Quant, r.Runtime, c.quant, c.runtme)
+		}
+	}
+	code, _, errs := edgetwin("simulate", "--soc", "snapdragon-8-elite", "--model", "llama-3.2-1b", "--runtime", "genie", "--quant", "Q4_0")
+	if code != 2 || !strings.Contains(errs, "does not read Q4_0") {
+		t.Errorf("genie with Q4_0: exit %d, %s", code, errs)
+	}
+}

@@ -32,7 +32,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.soc, "soc", hw.DefaultChip, "catalog chip id or a chip YAML file")
 	fl.StringVar(&f.model, "model", workloads.DefaultModel, "catalog model id, a model YAML file, or a Hugging Face config.json")
-	fl.StringVar(&f.quant, "quant", "Q4_0", "weight quantisation: F16, Q8_0, Q4_0, a llama.cpp file type (Q4_K_M, Q5_K_M, Q3_K_M, IQ4_XS, ...), INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
+	fl.StringVar(&f.quant, "quant", "", "weight quantisation (default Q4_0, or the quantisation the --runtime's users run: W4A16 for genie, INT8 for rkllm): F16, Q8_0, Q4_0, a llama.cpp file type (Q4_K_M, Q5_K_M, Q3_K_M, IQ4_XS, ...), INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
 	fl.StringVar(&f.kv, "kv-dtype", "F16", "KV-cache element type (F16, Q8_0, Q4_0, INT8, ...)")
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
 	fl.StringVar(&f.runtime, "runtime", "", "software stack that runs the model: "+strings.Join(runtimes.IDs(), ", ")+", or a runtime YAML file (default: the one a user of the chip runs for the model's format)")
@@ -93,7 +93,20 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
-	q, err := workloads.ParseQuant(f.quant)
+	var rt *runtimes.Profile
+	if f.runtime != "" {
+		if rt, err = runtimes.Load(f.runtime); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	}
+	quant := f.quant
+	if quant == "" {
+		quant = "Q4_0"
+		if rt != nil && rt.Quant != "" {
+			quant = rt.Quant
+		}
+	}
+	q, err := workloads.ParseQuant(quant)
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
@@ -139,12 +152,6 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	var pol *sim.Policy
 	if f.policy != "" {
 		if pol, err = sim.LoadPolicy(f.policy); err != nil {
-			return sim.Config{}, inputErr(err)
-		}
-	}
-	var rt *runtimes.Profile
-	if f.runtime != "" {
-		if rt, err = runtimes.Load(f.runtime); err != nil {
 			return sim.Config{}, inputErr(err)
 		}
 	}
