@@ -202,7 +202,7 @@ func TestCheckFile(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "new.csv"), ""},
 		{dir, "is a directory"},
-		{filepath.Join(dir, "nope", "a.csv"), "no folder " + filepath.Join(dir, "nope")},
+		{filepath.Join(dir, "nope", "a.csv"), "no directory " + filepath.Join(dir, "nope")},
 		{"/dev/zero", "is a character device"},
 		{"", "no file name"},
 	} {

@@ -38,7 +38,7 @@ func CheckDir(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case err == nil && !st.IsDir():
-		return fmt.Errorf("%s is a file; give a folder", dir)
+		return fmt.Errorf("%s is a file; give a directory", dir)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
@@ -56,11 +56,11 @@ func checkFolder(dir string) error {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("no folder %s", dir)
+		return fmt.Errorf("no directory %s", dir)
 	case err != nil:
 		return err
 	case !st.IsDir():
-		return fmt.Errorf("%s is not a folder", dir)
+		return fmt.Errorf("%s is not a directory", dir)
 	}
 	f, err := os.CreateTemp(dir, ".edgetwin-check-*")
 	if err != nil {
