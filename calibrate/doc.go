@@ -32,13 +32,16 @@
 // # Writing and reading
 //
 // A [Writer] appends records as they are measured, each in one write
-// followed by a flush and an fsync, so a run that is killed keeps every
-// record already written:
+// followed by a flush and an fsync. [Create] writes them beside the
+// target and Close renames the file into place, so an earlier file is
+// never truncated and a failed run leaves it as it was ([Writer.Discard],
+// or [Writer.CloseAs] to keep what arrived under another name); Append
+// goes on in place:
 //
 //	w, err := calibrate.Create("m2.jsonl")   // or calibrate.Append to go on
 //	if err != nil { ... }
-//	defer w.Close()
 //	err = w.Write(rec)                       // invalid records are refused
+//	err = w.Close()                          // m2.jsonl now holds the records
 //
 // [ReadFile] and [Read] read them back strictly: a key that is not a
 // Record field, a wrong type or an invalid record is an error on one line,

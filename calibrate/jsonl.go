@@ -16,6 +16,8 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -25,10 +27,13 @@ import (
 // nothing already written: at worst the line being written is cut short,
 // which [Read] reports as a warning. A Writer is safe for concurrent use.
 type Writer struct {
-	mu     sync.Mutex
-	w      io.Writer
-	file   *os.File // non-nil when the Writer opened it; Close closes it
-	closed bool
+	mu      sync.Mutex
+	w       io.Writer
+	file    *os.File         // non-nil when Append or CreateLive opened it; Close closes it
+	live    bool             // file is a new file CreateLive made at its target
+	pending *atomicfile.File // non-nil when Create made it; Close commits it
+	size    int64            // bytes of whole records written
+	closed  bool
 }
 
 // NewWriter returns a Writer on w. After each record it calls w's Flush
@@ -36,13 +41,35 @@ type Writer struct {
 // (an *os.File). Close does not close w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// Create creates (or truncates) the file at path and returns a Writer on it.
+// Create returns a Writer of a new records file at path. The records go
+// to a temporary file beside path, each synced as it is written; Close
+// puts the file in place (replacing an earlier one), [Writer.Discard]
+// drops it, so path is never truncated nor left half-written. A record
+// whose write fails (a full disk) is cut off again, so the file holds
+// whole records only.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{w: f, file: f}, nil
+	return &Writer{w: f, pending: f}, nil
+}
+
+// CreateLive is [Create] for records measured over minutes, which must
+// survive even a SIGKILL: when there is no file at path it creates one
+// there and writes each record into it as it comes (a killed run keeps
+// what arrived, as [Append] does); when there is one, it is left alone
+// until Close, as with Create (a killed run then loses the new records,
+// never the earlier file).
+func CreateLive(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return Create(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{w: f, file: f, live: true}, nil
 }
 
 // Append opens the file at path for appending, creating it if needed, so an
@@ -97,8 +124,12 @@ func (w *Writer) Write(r Record) error {
 		return errors.New("calibrate: write to a closed Writer")
 	}
 	if _, err := w.w.Write(line); err != nil {
+		if terr := w.cutBack(); terr != nil {
+			return fmt.Errorf("%v; the record cut short could not be removed: %v", err, terr)
+		}
 		return err
 	}
+	w.size += int64(len(line))
 	if f, ok := w.w.(interface{ Flush() error }); ok {
 		if err := f.Flush(); err != nil {
 			return err
@@ -108,6 +139,22 @@ func (w *Writer) Write(r Record) error {
 		if err := s.Sync(); err != nil && !isSyncUnsupported(err) {
 			return err
 		}
+	}
+	return nil
+}
+
+// cutBack drops the part of a record a failed write left in a file the
+// Writer made, so the file holds whole records only.
+func (w *Writer) cutBack() error {
+	switch {
+	case w.pending != nil:
+		return w.pending.Truncate(w.size)
+	case w.live:
+		if err := w.file.Truncate(w.size); err != nil {
+			return err
+		}
+		_, err := w.file.Seek(w.size, io.SeekStart)
+		return err
 	}
 	return nil
 }
@@ -131,17 +178,60 @@ func marshalLine(r Record) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Close closes the file a Writer opened with [Create] or [Append]; for a
-// [NewWriter] it only stops further writes.
-func (w *Writer) Close() error {
+// Name is the file the records are going to now: for a Writer from
+// [Create], the temporary file beside the target until Close.
+func (w *Writer) Name() string {
+	switch {
+	case w.pending != nil:
+		return w.pending.Name()
+	case w.file != nil:
+		return w.file.Name()
+	}
+	return ""
+}
+
+// Close ends the writing: a file made by [Create] takes its place (on
+// failure the earlier file stays), a file opened by [Append] is closed;
+// for a [NewWriter] it only stops further writes.
+func (w *Writer) Close() error { return w.end(func(f *atomicfile.File) error { return f.Commit() }) }
+
+// CloseAs is Close for a file made by [Create], put at path instead of
+// where Create was told (a run that did not finish keeps its records
+// without replacing an earlier file). For other Writers it is Close.
+func (w *Writer) CloseAs(path string) error {
+	return w.finish(func(f *atomicfile.File) error { return f.CommitAs(path) },
+		func(name string) error { return os.Rename(name, path) })
+}
+
+// Discard ends the writing of a file made by [Create] without putting it
+// in place: what was at its path stays; a file [CreateLive] made is
+// removed. For other Writers it is Close.
+func (w *Writer) Discard() error {
+	return w.finish(func(f *atomicfile.File) error { f.Abort(); return nil }, os.Remove)
+}
+
+func (w *Writer) end(commit func(*atomicfile.File) error) error {
+	return w.finish(commit, nil)
+}
+
+// finish ends the writing: a pending file is committed (or dropped) by
+// commit, a live one handed to live after it is closed.
+func (w *Writer) finish(commit func(*atomicfile.File) error, live func(name string) error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil
 	}
 	w.closed = true
-	if w.file != nil {
-		return w.file.Close()
+	switch {
+	case w.pending != nil:
+		return commit(w.pending)
+	case w.file != nil:
+		err := w.file.Close()
+		if err == nil && w.live && live != nil {
+			err = live(w.file.Name())
+		}
+		return err
 	}
 	return nil
 }
@@ -162,9 +252,9 @@ func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.File, w.Lin
 // (as [PathFrom] writes them), else from the working directory, so
 // records travel with the files they name.
 func ReadFile(path string) ([]Record, []Warning, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path, inputfile.RecordsCap)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, spec.FileError(path, "records", err)
 	}
 	defer f.Close()
 	recs, warns, err := Read(f, path)

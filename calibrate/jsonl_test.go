@@ -76,9 +76,13 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 }
 
 // Each record is on disk as soon as Write returns: read it back while the
-// writer is still open.
+// writer is still open (from the file beside the target, which stays as
+// it was until Close).
 func TestWriterFlushesEachRecord(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "live.jsonl")
+	if err := os.WriteFile(path, []byte("earlier\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	w, err := Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -89,10 +93,20 @@ func TestWriterFlushesEachRecord(t *testing.T) {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
-		got, warns, err := ReadFile(path)
+		if data, _ := os.ReadFile(path); string(data) != "earlier\n" {
+			t.Fatalf("the target changed before Close: %q", data)
+		}
+		got, warns, err := ReadFile(w.Name())
 		if err != nil || len(warns) != 0 || len(got) != i+1 || !reflect.DeepEqual(got[i], r) {
 			t.Fatalf("after %d writes: %d records, warnings %v, err %v", i+1, len(got), warns, err)
 		}
+	}
+
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := ReadFile(path); err != nil || len(got) != len(recs) {
+		t.Errorf("after Close: %d records, %v", len(got), err)
 	}
 
 	// A buffered destination is flushed too.

@@ -3,8 +3,6 @@ package calibrate
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -419,39 +418,9 @@ func yamlString(s string) string {
 
 var plainScalar = regexp.MustCompile(`^[A-Za-z0-9_µ][A-Za-z0-9_.µ/ +-]*$`)
 
-// Write writes the overlay to path atomically: a temporary file in the
-// same directory, synced, then renamed over path.
+// Write writes the overlay to path atomically (internal/atomicfile): a
+// failure leaves an earlier file at path as it was.
 func (o *Overlay) Write(path string) error {
 	o.file = path
-	return WriteFileAtomic(path, o.Encode())
-}
-
-// WriteFileAtomic replaces the file at path with data, so that a reader
-// sees the old file or the whole new one, never a part: a temporary file
-// in the same directory, synced, then renamed over path. Every writer of
-// results (overlays here, reports and figures above) goes through it.
-func WriteFileAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, o.Encode())
 }

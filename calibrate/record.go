@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -337,7 +337,7 @@ func Digest(data []byte) string {
 
 // DigestFile reads a chip file and returns its [Digest].
 func DigestFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := spec.ReadFile(path, "chip")
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/csv"
 	"errors"
@@ -10,7 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 )
 
 // Bundle is a review report: sections in reading order, each with text
@@ -59,94 +64,115 @@ func (t *ReportTable) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// CheckBundleDir says whether dir may receive a report: it does not
-// exist, is empty, or holds an earlier report (index.html and
-// report.md), which the new one replaces.
+// BundleMarker is the file a report writes last into its folder: the
+// list of the files it wrote. A folder holding it and nothing else is an
+// earlier report, which a new one may replace; a folder holding anything
+// else is the user's, and is never replaced.
+const BundleMarker = ".edgetwin-report"
+
+// markerHead is the marker's first line.
+const markerHead = "edgetwin report: the files below were written by edgetwin report and are replaced by the next report into this folder"
+
+// CheckBundleDir says whether dir may receive a report, before any work:
+// it is new (in a folder that takes it), empty, or an earlier report —
+// holding only the files its marker lists. A folder with other files, or
+// the working directory (which a report cannot replace under the shell
+// that runs it), is refused with the reason. Leftovers of a killed report
+// into dir are tidied first (atomicfile.Recover).
 func CheckBundleDir(dir string) error {
-	st, err := os.Stat(dir)
+	if err := atomicfile.Recover(dir); err != nil {
+		return fmt.Errorf("-o %s: %v", dir, err)
+	}
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return fmt.Errorf("-o %s: %v", dir, err)
+	}
+	if holdsWorkingDir(dir) {
+		return fmt.Errorf("-o %s is the working directory (or holds it); a report replaces its folder whole, so give a folder inside it, e.g. -o %s", dir, filepath.Join(dir, "report"))
+	}
+	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		parent := filepath.Dir(dir)
-		if pst, err := os.Stat(parent); err != nil || !pst.IsDir() {
-			return fmt.Errorf("-o %s: no directory %s to create it in", dir, parent)
-		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("-o %s: %v", dir, err)
-	case !st.IsDir():
-		return fmt.Errorf("-o %s is a file; give a directory for the report", dir)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("-o %s: %v", dir, err)
-	}
-	if len(entries) == 0 {
+	case len(entries) == 0:
 		return nil
 	}
-	for _, f := range []string{"index.html", "report.md"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			return fmt.Errorf("-o %s holds files but no earlier report (index.html and report.md); give a new or empty directory", dir)
+	own, err := markerFiles(dir)
+	if err != nil {
+		return fmt.Errorf("-o %s holds files but no earlier report (no %s marker; reports of edgetwin before it had none); give a new or empty folder", dir, BundleMarker)
+	}
+	var others []string
+	for _, e := range entries {
+		if name := e.Name(); name != BundleMarker && (!own[name] || !e.Type().IsRegular()) {
+			others = append(others, name)
 		}
+	}
+	if len(others) > 0 {
+		shown := others
+		if len(shown) > 3 {
+			shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(others)-3))
+		}
+		return fmt.Errorf("-o %s holds files the earlier report did not write (%s), which replacing it would delete; move them, or give a new or empty folder", dir, strings.Join(shown, ", "))
 	}
 	return nil
 }
 
-// WriteBundle writes the report into dir, all or nothing: it builds the
-// folder beside dir under a temporary name, then renames it into place
-// (an earlier report in dir is replaced; see CheckBundleDir).
-func WriteBundle(dir string, b *Bundle) (err error) {
+// holdsWorkingDir reports whether dir is the working directory or one of
+// its parents.
+func holdsWorkingDir(dir string) bool {
+	abs, err1 := filepath.Abs(dir)
+	wd, err2 := os.Getwd()
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(abs, wd)
+	return err == nil && (rel == "." || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && rel != "..")
+}
+
+// markerFiles reads an earlier report's marker: the files it wrote.
+func markerFiles(dir string) (map[string]bool, error) {
+	data, err := inputfile.Read(filepath.Join(dir, BundleMarker), inputfile.SpecCap)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if lines[0] != markerHead {
+		return nil, fmt.Errorf("%s: not an edgetwin report marker", BundleMarker)
+	}
+	own := make(map[string]bool)
+	for _, l := range lines[1:] {
+		own[l] = true
+	}
+	return own, nil
+}
+
+// WriteBundle writes the report into dir, all or nothing: the folder is
+// built beside dir under a hidden name, then takes dir's place
+// (atomicfile.ReplaceDir; an earlier report in dir is replaced, see
+// CheckBundleDir). When ctx is done before the folder is in place, it is
+// removed and dir is left as it was.
+func WriteBundle(ctx context.Context, dir string, b *Bundle) error {
 	if err := CheckBundleDir(dir); err != nil {
 		return err
 	}
-	dir = filepath.Clean(dir)
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := b.writeFiles(tmp); err != nil {
-		return err
-	}
-	return replaceDir(tmp, dir)
-}
-
-// replaceDir moves the finished folder tmp to dir, setting an earlier dir
-// aside first and removing it only once tmp is in place.
-func replaceDir(tmp, dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return os.Rename(tmp, dir)
-	}
-	old, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".old-*")
-	if err != nil {
-		return err
-	}
-	os.Remove(old) // only its unique name is wanted
-	if err := os.Rename(dir, old); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if rerr := os.Rename(old, dir); rerr != nil {
-			return fmt.Errorf("%v; the earlier report is kept in %s", err, old)
-		}
-		return err
-	}
-	return os.RemoveAll(old)
+	return atomicfile.ReplaceDir(ctx, dir, func(tmp string) error { return b.writeFiles(ctx, tmp) })
 }
 
 // rendered is a section's figure drawn in every format.
 type rendered struct{ svg, png, csv []byte }
 
-func (b *Bundle) writeFiles(dir string) error {
+// writeFiles writes the report's files into the empty folder dir, the
+// marker listing them last; it stops when ctx is done.
+func (b *Bundle) writeFiles(ctx context.Context, dir string) error {
 	figs := make(map[string]rendered)
+	var written []string
 	write := func(name string, data []byte) error {
-		return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
+		written = append(written, name)
+		return atomicfile.WriteIn(dir, name, data)
 	}
 	for _, s := range b.Sections {
 		if s.Figure != nil {
@@ -195,7 +221,11 @@ func (b *Bundle) writeFiles(dir string) error {
 	if err := write("index.html", html.Bytes()); err != nil {
 		return err
 	}
-	return write("report.md", md.Bytes())
+	if err := write("report.md", md.Bytes()); err != nil {
+		return err
+	}
+	slices.Sort(written)
+	return atomicfile.WriteIn(dir, BundleMarker, []byte(markerHead+"\n"+strings.Join(written, "\n")+"\n"))
 }
 
 func renderBytes(c Chart, format string) ([]byte, error) {

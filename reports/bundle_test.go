@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"html"
@@ -46,10 +47,10 @@ func dirNames(t *testing.T, dir string) []string {
 func TestWriteBundle(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "report")
-	if err := WriteBundle(dir, testBundle()); err != nil {
+	if err := WriteBundle(context.Background(), dir, testBundle()); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"answers.csv", "assumptions-details.csv", "assumptions.csv", "index.html", "report.md", "stack.csv", "stack.png", "stack.svg"}
+	want := []string{BundleMarker, "answers.csv", "assumptions-details.csv", "assumptions.csv", "index.html", "report.md", "stack.csv", "stack.png", "stack.svg"}
 	if got := dirNames(t, dir); !slices.Equal(got, want) {
 		t.Errorf("files %q, want %q", got, want)
 	}
@@ -83,22 +84,42 @@ func TestWriteBundle(t *testing.T) {
 	}
 }
 
-// TestWriteBundleReplaces: an earlier report is replaced whole; a folder
-// holding anything else is refused, untouched.
+// TestWriteBundleReplaces: an earlier report is replaced whole (its
+// files the new one does not write go too); a folder holding anything it
+// did not write is refused, untouched.
 func TestWriteBundleReplaces(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "report")
-	if err := WriteBundle(dir, testBundle()); err != nil {
+	if err := WriteBundle(context.Background(), dir, testBundle()); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "stale.csv"), []byte("old"), 0o644)
 	b := testBundle()
 	b.Sections = b.Sections[:1]
-	if err := WriteBundle(dir, b); err != nil {
+	if err := WriteBundle(context.Background(), dir, b); err != nil {
 		t.Fatal(err)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{"answers.csv", "index.html", "report.md"}) {
+	if got := dirNames(t, dir); !slices.Equal(got, []string{BundleMarker, "answers.csv", "index.html", "report.md"}) {
 		t.Errorf("after replacing: %q", got)
+	}
+	notes := filepath.Join(dir, "my-notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	err := WriteBundle(context.Background(), dir, testBundle())
+	if err == nil || !strings.Contains(err.Error(), "holds files the earlier report did not write (my-notes.txt)") {
+		t.Errorf("replacing a report beside the user's notes: %v", err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{BundleMarker, "answers.csv", "index.html", "my-notes.txt", "report.md"}) {
+		t.Errorf("the refused folder now holds %q", got)
+	}
+	os.Remove(notes)
+
+	// Interrupted before the swap: the earlier report stays, nothing beside.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt received"))
+	if err := WriteBundle(ctx, dir, testBundle()); err == nil || err.Error() != "interrupt received" {
+		t.Errorf("interrupted: %v", err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{BundleMarker, "answers.csv", "index.html", "report.md"}) {
+		t.Errorf("after an interrupt: %q", got)
 	}
 	if got := dirNames(t, parent); !slices.Equal(got, []string{"report"}) {
 		t.Errorf("beside the report: %q", got)
@@ -107,17 +128,20 @@ func TestWriteBundleReplaces(t *testing.T) {
 	other := filepath.Join(parent, "photos")
 	os.Mkdir(other, 0o755)
 	os.WriteFile(filepath.Join(other, "cat.jpg"), []byte("meow"), 0o644)
-	err := WriteBundle(other, testBundle())
+	err = WriteBundle(context.Background(), other, testBundle())
 	if err == nil || !strings.Contains(err.Error(), "holds files but no earlier report") {
 		t.Errorf("writing over a folder of photos: %v", err)
 	}
 	if got := dirNames(t, other); !slices.Equal(got, []string{"cat.jpg"}) {
 		t.Errorf("the photos folder now holds %q", got)
 	}
-	for _, bad := range []string{filepath.Join(other, "cat.jpg"), filepath.Join(parent, "missing", "report")} {
+	for _, bad := range []string{filepath.Join(other, "cat.jpg"), filepath.Join(parent, "missing", "report"), ".", ".."} {
 		if err := CheckBundleDir(bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+	if err := CheckBundleDir("."); err == nil || !strings.Contains(err.Error(), "is the working directory") {
+		t.Errorf("-o .: %v", err)
 	}
 }
 
@@ -127,7 +151,7 @@ func TestWriteBundleFailureLeavesNothing(t *testing.T) {
 	parent := t.TempDir()
 	b := testBundle()
 	b.Sections = append(b.Sections, Section{ID: "bad", Title: "Bad", Figure: badChart{}})
-	if err := WriteBundle(filepath.Join(parent, "report"), b); err == nil || !strings.Contains(err.Error(), "figure bad") {
+	if err := WriteBundle(context.Background(), filepath.Join(parent, "report"), b); err == nil || !strings.Contains(err.Error(), "figure bad") {
 		t.Errorf("error %v", err)
 	}
 	if got := dirNames(t, parent); len(got) != 0 {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -36,24 +37,33 @@ const HotSpotInterval = 0.1
 // assumes.
 const hotSpotBlock = 3.2e-3
 
+// FloorplanPath is the floorplan file WriteHotSpot writes beside the
+// power trace at path: the same name with .flp.
+func FloorplanPath(path string) (string, error) {
+	if strings.EqualFold(filepath.Ext(path), ".flp") {
+		return "", fmt.Errorf("the power trace %s would be overwritten by its floorplan: name it .ptrace", path)
+	}
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".flp", nil
+}
+
 // WriteHotSpot writes the power of a run as a HotSpot power trace at path
 // and its floorplan beside it (the same name with .flp), each atomically.
 // The units are the thermal nodes that draw power at some point of the run;
 // the trace is resampled to rows of HotSpotInterval seconds, each the mean
 // power over its interval (the last over the part the run covers).
 func WriteHotSpot(path string, s *sim.Series) error {
-	if strings.EqualFold(filepath.Ext(path), ".flp") {
-		return fmt.Errorf("the power trace %s would be overwritten by its floorplan: name it .ptrace", path)
+	flp, err := FloorplanPath(path)
+	if err != nil {
+		return err
 	}
 	trace, sources, err := PTrace(s, HotSpotInterval)
 	if err != nil {
 		return err
 	}
-	flp := strings.TrimSuffix(path, filepath.Ext(path)) + ".flp"
-	if err := WriteFileAtomic(flp, Floorplan(sources, filepath.Base(path), HotSpotInterval)); err != nil {
+	if err := atomicfile.WriteFile(flp, Floorplan(sources, filepath.Base(path), HotSpotInterval)); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, trace)
+	return atomicfile.WriteFile(path, trace)
 }
 
 // PTrace is the power trace of s in HotSpot's format, with one row per

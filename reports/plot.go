@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -532,13 +532,8 @@ func SaveFigure(path string, f *Figure) (err error) {
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
-
-// WriteFileAtomic replaces the file at path with data, so that a reader
-// sees the old file or the whole new one, never a part
-// (calibrate.WriteFileAtomic).
-func WriteFileAtomic(path string, data []byte) error { return calibrate.WriteFileAtomic(path, data) }
 
 // renderTitled makes a w×h canvas in format, draws title at its top as
 // Figure.Render does, and hands the rest to body.
@@ -578,7 +573,7 @@ func saveRendered(path string, render func(format string) (io.WriterTo, error)) 
 	if _, err := wt.WriteTo(&buf); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // addLabels writes each label just right of its point, in the tick font.

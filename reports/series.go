@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"strconv"
 
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -50,5 +51,5 @@ func WriteSeries(path string, s *sim.Series) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b.Bytes())
+	return atomicfile.WriteFile(path, b.Bytes())
 }

@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -14,5 +15,5 @@ func WriteTrace(path string, t *sim.Trace) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, data)
+	return atomicfile.WriteFile(path, data)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -211,9 +209,5 @@ func checkFigurePath(flag, path string) error {
 	if _, err := reports.FigureFormat(path); err != nil {
 		return inputErrorf("%s %s: the extension decides the format; use .png, .svg or .pdf", flag, path)
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return inputErrorf("%s %s: no directory %s", flag, path, dir)
-	}
-	return nil
+	return checkOutFile(flag, path)
 }

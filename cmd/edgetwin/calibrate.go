@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
 )
@@ -47,6 +47,9 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 			if soc == "" || out == "" {
 				return inputErrorf("calibrate import needs --soc (the chip the rows were measured on) and -o (the records file)")
 			}
+			if err := checkOutFile("-o", out); err != nil {
+				return err
+			}
 			opts := calibrate.ImportOptions{SoC: soc, Quant: quant}
 			if _, ok := hw.ChipSource(soc); !ok {
 				data, err := spec.ReadFile(soc, "chip")
@@ -68,9 +71,9 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 			var all []calibrate.Record
 			var skipped []calibrate.Skip
 			for _, f := range files {
-				data, err := os.ReadFile(f)
+				data, err := spec.ReadFileMax(f, "llama-bench output", inputfile.RecordsCap)
 				if err != nil {
-					return inputErr(&spec.Error{File: f, Msg: "cannot read llama-bench output: " + err.Error()})
+					return inputErr(err)
 				}
 				recs, skips, err := calibrate.Import(f, data, opts)
 				if err != nil {
@@ -83,20 +86,27 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 			for i := range all {
 				all[i].SoC, all[i].Model = calibrate.PathFrom(out, all[i].SoC), calibrate.PathFrom(out, all[i].Model)
 			}
+			summary := calibrate.ImportCommandSummary(all, skipped)
+			if len(all) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), summary)
+				return inputErrorf("no row could be imported (%d skipped, each with its reason above); -o %s is left as it was", len(skipped), out)
+			}
+			// The records go beside -o and replace it only once all are
+			// written: an interrupt or a full disk leaves it as it was.
 			w, err := calibrate.Create(out)
 			if err != nil {
-				return err
+				return outputErr("-o", out, err)
 			}
 			for _, r := range all {
 				if err := w.Write(r); err != nil {
-					w.Close()
-					return err
+					w.Discard()
+					return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
 				}
 			}
 			if err := w.Close(); err != nil {
-				return err
+				return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
 			}
-			fmt.Fprintln(cmd.ErrOrStderr(), calibrate.ImportCommandSummary(all, skipped))
+			fmt.Fprintln(cmd.ErrOrStderr(), summary)
 			return nil
 		},
 	}

@@ -101,6 +101,9 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 			if _, err := filepath.Abs(out); err != nil || strings.HasSuffix(out, "/") {
 				return inputErrorf("-o %q is not a file path", out)
 			}
+			if err := checkOutFile("-o", out); err != nil {
+				return err
+			}
 			fid, err := sim.ParseFidelity(fidelity)
 			if err != nil {
 				return inputErr(err)

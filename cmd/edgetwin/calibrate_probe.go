@@ -16,7 +16,7 @@ import (
 	"github.com/edgetwin/edgetwin/calibrate/probe"
 	"github.com/edgetwin/edgetwin/calibrate/target"
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -92,6 +92,9 @@ type probeJob struct {
 func checkProbeFlags(f probeFlags) (probeJob, error) {
 	if f.out == "" {
 		return probeJob{}, inputErrorf("calibrate probe needs -o RECORDS.jsonl, the records file to write")
+	}
+	if err := checkOutFiles("-o", f.out, "--emit-soc", f.emitSoC); err != nil {
+		return probeJob{}, err
 	}
 	addr, err := target.Parse(f.target)
 	if err != nil {
@@ -187,9 +190,10 @@ func runProbe(ctx context.Context, f probeFlags, stderr io.Writer) error {
 		}
 	}
 
-	w, err := calibrate.Create(f.out)
+	_, existed := os.Stat(f.out)
+	w, err := calibrate.CreateLive(f.out)
 	if err != nil {
-		return inputErrorf("-o %s: %v", f.out, err)
+		return outputErr("-o", f.out, err)
 	}
 	s := target.NewSession(job.tg.String(), w, probePlan(job.opts))
 	if bin == "" {
@@ -198,20 +202,50 @@ func runProbe(ctx context.Context, f probeFlags, stderr io.Writer) error {
 	} else {
 		err = job.tg.Run(ctx, bin, target.ProbeArgs(job.opts), s.Line, stderr)
 	}
-	if cerr := w.Close(); cerr != nil && err == nil {
+	kept, cerr := keepRecords(w, f.out, existed == nil, err == nil, len(s.Records()))
+	if cerr != nil && err == nil {
 		err = cerr
 	}
-	fmt.Fprintf(stderr, "probe on %s: %s; records in %s\n", job.tg, s.Summary(time.Since(start)), f.out)
+	fmt.Fprintf(stderr, "probe on %s: %s; records in %s\n", job.tg, s.Summary(time.Since(start)), kept)
 	if err != nil {
 		if c := context.Cause(ctx); c != nil && !strings.Contains(err.Error(), c.Error()) {
 			err = fmt.Errorf("%w (%v)", err, c)
 		}
-		return fmt.Errorf("the probe on %s did not finish: %w; the %d records received are kept in %s", job.tg, err, len(s.Records()), f.out)
+		return fmt.Errorf("the probe on %s did not finish: %w; %s", job.tg, err, keptNote(len(s.Records()), kept, f.out, existed == nil))
 	}
 	if f.emitSoC != "" {
 		return emitSoC(f.emitSoC, s, stderr)
 	}
 	return nil
+}
+
+// keepRecords puts the records file in place. A probe that finished
+// replaces out; one that did not keeps what arrived in out when there was
+// no file there (where they were written as they came, so even a SIGKILL
+// keeps them), else beside it in out.partial, so an earlier probe's
+// records are never lost to a shorter one; with nothing received, out is
+// left as it was. It returns where the records are.
+func keepRecords(w *calibrate.Writer, out string, existed, finished bool, n int) (string, error) {
+	switch {
+	case finished || !existed && n > 0:
+		return out, w.Close()
+	case n > 0:
+		return out + ".partial", w.CloseAs(out + ".partial")
+	}
+	return "", w.Discard()
+}
+
+// keptNote says where the records of a probe that did not finish are.
+func keptNote(n int, kept, out string, existed bool) string {
+	switch {
+	case kept == "" && existed:
+		return fmt.Sprintf("no records were received; %s is left as it was", out)
+	case kept == "":
+		return fmt.Sprintf("no records were received; %s was not written", out)
+	case kept != out:
+		return fmt.Sprintf("the %d records received are kept in %s; %s is left as it was", n, kept, out)
+	}
+	return fmt.Sprintf("the %d records received are kept in %s", n, kept)
 }
 
 // emitSoC writes the chip file of the probed host, atomically.
@@ -224,7 +258,7 @@ func emitSoC(path string, s *target.Session, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--emit-soc %s: %w", path, err)
 	}
-	if err := reports.WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.WriteFile(path, data); err != nil {
 		return fmt.Errorf("--emit-soc %s: %w", path, err)
 	}
 	fmt.Fprintf(stderr, "chip file: %s\n", path)

@@ -2,16 +2,17 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/calibrate/thermalfit"
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 	"github.com/edgetwin/edgetwin/reports"
+	"github.com/spf13/cobra"
 )
 
 func newCalibrateThermal() *cobra.Command {
@@ -49,14 +50,17 @@ constants before and after, and the fit error per sensor.`,
 			if starts < 1 {
 				return inputErrorf("--starts %d: give at least 1 optimiser run", starts)
 			}
+			if err := checkOutFile("-o", out); err != nil {
+				return err
+			}
 			chip, err := hw.LoadChip(soc, nil)
 			if err != nil {
 				return inputErr(err)
 			}
 			path := args[0]
-			data, err := os.ReadFile(path)
+			data, err := spec.ReadFileMax(path, "series", inputfile.SeriesCap)
 			if err != nil {
-				return inputErr(&thermalfit.Error{File: path, Msg: "cannot read the series: " + err.Error()})
+				return inputErr(err)
 			}
 			series, err := thermalfit.ReadSeries(path, data)
 			if err != nil {
@@ -77,7 +81,7 @@ constants before and after, and the fit error per sensor.`,
 			}
 			wall := time.Since(began)
 			source := fmt.Sprintf("calibrate thermal: %s (%s) on %s", path, calibrate.Digest(data), chipRef(soc, chip))
-			if err := reports.WriteFileAtomic(out, thermalfit.Overlay(r, source)); err != nil {
+			if err := atomicfile.WriteFile(out, thermalfit.Overlay(r, source)); err != nil {
 				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			if err := reports.WriteThermalFit(cmd.OutOrStdout(), r, f); err != nil {

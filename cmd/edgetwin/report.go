@@ -30,9 +30,11 @@ workload, scenarios and requirements — on all cores, and writes one folder:
   ID.svg, ID.png  every figure
   ID.csv          the data behind every figure and table
 
-The folder is built beside DIR under a temporary name and renamed into
-place, so a report is never half-written; DIR must be new, empty, or an
-earlier report, which is replaced.
+The folder is built beside DIR under a hidden name and renamed into
+place, so a report is never half-written and an interrupted one leaves DIR
+as it was; DIR must be new, empty, or an earlier report (holding only the
+files its .edgetwin-report marker lists), which is replaced. A folder
+holding anything else is refused before anything runs.
 
 The review file (YAML, strict: unknown fields are errors with file:line):
 
@@ -74,7 +76,11 @@ first scenario (or the single prompt without one). Questions are ids —
 			if err != nil {
 				return err
 			}
-			if err := p.run(cmd.Context(), cmd.ErrOrStderr()); err != nil {
+			// Ctrl-C or SIGTERM stops the runs and the writing, and the
+			// folder being built is removed: -o is left as it was.
+			ctx, stop := stopOnSignal(cmd.Context())
+			defer stop()
+			if err := p.run(ctx, cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			if err := p.checkRan(); err != nil {
@@ -84,7 +90,7 @@ first scenario (or the single prompt without one). Questions are ids —
 			if err != nil {
 				return err
 			}
-			if err := reports.WriteBundle(out, b); err != nil {
+			if err := reports.WriteBundle(ctx, out, b); err != nil {
 				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			figures := 0

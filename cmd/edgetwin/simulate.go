@@ -184,6 +184,9 @@ DRAM and L3 behaviour and where the time went.`,
 			if err != nil {
 				return inputErr(err)
 			}
+			if err := checkSimulateOutputs(tracePath, seriesPath, ptracePath); err != nil {
+				return err
+			}
 			cfg, err := f.config(f.soc)
 			if err != nil {
 				return err

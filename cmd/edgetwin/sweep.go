@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -149,11 +147,7 @@ func checkPlotPath(path string) error {
 	if _, err := reports.FigureFormat(path); err != nil {
 		return inputErr(err)
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return inputErrorf("--plot %s: no directory %s", path, dir)
-	}
-	return nil
+	return checkOutFile("--plot", path)
 }
 
 // axis is one --vary flag: a field and the values it takes, in order, in

@@ -1,14 +1,16 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 )
 
 // Catalog is a set of embedded spec files, one per id (chips, models,
@@ -51,18 +53,35 @@ func (c Catalog) Open(ref string) (file string, data []byte, isID bool, err erro
 	return ref, data, false, err
 }
 
-// ReadFile reads a spec file from disk; failing, it says which file and why
-// in one line ("chip.yaml: cannot read chip file: no such file").
+// ReadFile reads a spec file from disk (a regular file of at most
+// inputfile.SpecCap bytes); failing, it says which file and why in one
+// line ("chip.yaml: cannot read chip file: no such file").
 func ReadFile(name, kind string) ([]byte, error) {
-	data, err := os.ReadFile(name)
+	return ReadFileMax(name, kind, inputfile.SpecCap)
+}
+
+// ReadFileMax is ReadFile for a file of at most max bytes: records,
+// benchmark output, measured series.
+func ReadFileMax(name, kind string, max int64) ([]byte, error) {
+	data, err := inputfile.Read(name, max)
 	if err != nil {
-		msg := err.Error()
-		if os.IsNotExist(err) {
-			msg = "no such file"
-		}
-		return nil, &Error{File: name, Msg: "cannot read " + kind + " file: " + msg}
+		return nil, FileError(name, kind, err)
 	}
 	return data, nil
+}
+
+// FileError is err, from reading the kind file name, as an *Error: one
+// line saying which file and why.
+func FileError(name, kind string, err error) error {
+	msg := err.Error()
+	var ie *inputfile.Error
+	switch {
+	case errors.As(err, &ie):
+		msg = ie.Reason
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "no such file"
+	}
+	return &Error{File: name, Msg: "cannot read " + kind + " file: " + msg}
 }
 
 // Relative resolves a reference to a catalog entry or a file as written

@@ -1,0 +1,195 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// WriteFile replaces the file at path with data (see [Write]).
+func WriteFile(path string, data []byte) error {
+	return Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Write replaces the file at path with what fill writes. When fill or any
+// step after it fails, the temporary file is removed and path is left as
+// it was.
+func Write(path string, fill func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fill(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// File is a file being written beside its target. Nothing reaches the
+// target until Commit; Abort, or a failed Commit, removes the file.
+type File struct {
+	f      *os.File
+	target string
+	mode   fs.FileMode
+	done   bool
+}
+
+// Create starts a file that will replace path: a hidden temporary file
+// in path's folder. It fails at once, leaving path alone, when path is a
+// folder or not a regular file (a device is never replaced) or its folder
+// cannot take a new file. Leftovers of killed writers of the same path are
+// removed first.
+func Create(path string) (*File, error) {
+	mode := fs.FileMode(0o644)
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, fmt.Errorf("%s is a directory; give a file name", path)
+	case err == nil && !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file (%s); edgetwin replaces only regular files", path, kind(st.Mode()))
+	case err == nil:
+		mode = st.Mode().Perm()
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a link is followed: the file it names is replaced
+	}
+	removeLeftovers(path)
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &File{f: f, target: path, mode: mode}, nil
+}
+
+// tempPrefix is how the temporary files of path begin: hidden, named
+// after the target and the writing process.
+func tempPrefix(path string) string {
+	return "." + filepath.Base(path) + "." + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// removeLeftovers removes temporary files of path left by writers that
+// are no longer running (killed before they could clean up).
+func removeLeftovers(path string) {
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)+"."
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !strings.HasSuffix(rest, ".tmp") || !e.Type().IsRegular() {
+			continue
+		}
+		pid, _, ok := strings.Cut(rest, "-")
+		if n, err := strconv.Atoi(pid); ok && err == nil && !alive(n) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// Name is the temporary file's path.
+func (f *File) Name() string { return f.f.Name() }
+
+// Write writes to the temporary file.
+func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+
+// Sync flushes what was written to disk.
+func (f *File) Sync() error { return f.f.Sync() }
+
+// Truncate cuts the temporary file to size bytes and goes on writing
+// there: a writer that failed midway drops its partial last piece.
+func (f *File) Truncate(size int64) error {
+	if err := f.f.Truncate(size); err != nil {
+		return err
+	}
+	_, err := f.f.Seek(size, io.SeekStart)
+	return err
+}
+
+// Commit puts the file in place of its target: synced, closed and renamed
+// over it, the folder synced after. On failure the temporary file is
+// removed and the target is as it was.
+func (f *File) Commit() error { return f.CommitAs(f.target) }
+
+// CommitAs is [File.Commit] to another name in the target's folder (where
+// a run that did not finish keeps what it wrote without replacing the
+// target).
+func (f *File) CommitAs(path string) (err error) {
+	if f.done {
+		return errors.New("atomicfile: commit of a file already committed or aborted")
+	}
+	f.done = true
+	defer func() {
+		if err != nil {
+			os.Remove(f.f.Name())
+		}
+	}()
+	if err := f.f.Chmod(f.mode); err != nil {
+		f.f.Close()
+		return err
+	}
+	if err := f.f.Sync(); err != nil {
+		f.f.Close()
+		return err
+	}
+	if err := f.f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.f.Name(), path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// Abort drops the file; the target is untouched. It does nothing after
+// Commit, so it may be deferred.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.f.Close()
+	os.Remove(f.f.Name())
+}
+
+// syncDir makes a rename in dir durable. Not every system can sync a
+// folder; the rename has happened either way, so a failure is ignored.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}
+
+// kind names a file mode that is not a regular file.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "mode " + m.String()
+}
