@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
@@ -123,7 +124,7 @@ func parseChipList(s string) ([]string, error) {
 	return chips, nil
 }
 
-// runCompare simulates each config on all cores (forEach).
+// runCompare simulates each config on all cores (pool.ForEach).
 // Results go by index, so the output does not depend on the parallelism.
 // A chip whose inputs cannot run (see isPointError) keeps its row with the
 // reason; any other error stops the comparison.
@@ -150,6 +151,6 @@ func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*repo
 			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
 		}
 	}
-	forEach(ctx, stderr, "compare", len(cfgs), run)
+	pool.ForEach(ctx, stderr, "compare", len(cfgs), run)
 	return c, context.Cause(ctx)
 }

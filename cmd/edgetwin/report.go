@@ -11,6 +11,7 @@ import (
 	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -278,7 +279,7 @@ func (p *reviewPlan) simulate(f runFlags, chip string, edit func(*sim.Config), d
 func (p *reviewPlan) run(ctx context.Context, stderr io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	forEach(ctx, stderr, "report", len(p.jobs), func(i int) {
+	pool.ForEach(ctx, stderr, "report", len(p.jobs), func(i int) {
 		if err := p.jobs[i](ctx); err != nil {
 			cancel(err)
 		}

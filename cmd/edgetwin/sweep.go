@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
@@ -538,7 +539,7 @@ type pointResult struct {
 	err     error
 }
 
-// runPoints runs the points on all cores (forEach), each
+// runPoints runs the points on all cores (pool.ForEach), each
 // loading its point's config and simulating it. Results go by index, so
 // the output does not depend on the parallelism. An error that is not
 // the point's own (see isPointError) stops the sweep.
@@ -562,7 +563,7 @@ func runPoints(ctx context.Context, stderr io.Writer, f *runFlags, axes []axis, 
 			cancel(fmt.Errorf("%s: %w", pointLabel(fields, values), err))
 		}
 	}
-	forEach(ctx, stderr, "sweep", len(points), run)
+	pool.ForEach(ctx, stderr, "sweep", len(points), run)
 	return results, context.Cause(ctx)
 }
 
