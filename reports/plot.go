@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/sweep"
+
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"gonum.org/v1/plot"
@@ -85,7 +87,7 @@ type Line struct {
 // field, one panel per metric, one line per combination of the other
 // varied fields (derived fields such as ctx do not split lines). Values
 // are scaled to one readable unit per axis (MiB, GB/s).
-func SweepPlotData(s *Sweep) PlotData {
+func SweepPlotData(s *sweep.Result) PlotData {
 	if len(s.Fields) == 0 {
 		panic("reports: a sweep without fields")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/sweep"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
 )
@@ -267,7 +268,7 @@ func (p *reviewPlan) simulate(f runFlags, chip string, edit func(*sim.Config), d
 			edit(&cfg)
 		}
 		r, err := sim.Run(ctx, cfg)
-		if err != nil && !isPointError(err) {
+		if err != nil && !sweep.IsPointError(err) {
 			return fmt.Errorf("%s on %s: %w", cfg.Model.ID, chip, err)
 		}
 		dst.res, dst.err = r, err
