@@ -158,6 +158,11 @@ func Merge(names ...string) (*Result, error) {
 	if len(names) == 0 {
 		return nil, inputErrorf("sweep merge needs the JSON Lines parts the shards wrote (sweep merge part-*.jsonl)")
 	}
+	for i, name := range names {
+		if slices.Contains(names[:i], name) {
+			return nil, inputErrorf("sweep merge: %s is given twice: its points would be present twice", name)
+		}
+	}
 	m := &merger{where: map[int]string{}, shards: map[int]bool{}}
 	for _, name := range names {
 		f, err := os.Open(name)

@@ -206,3 +206,124 @@ func TestSweepBadInputExits2(t *testing.T) {
 		expectBadInput(t, tc.args, code, out, errs, tc.want)
 	}
 }
+
+// shardArgs is a small analytic sweep of 12 points, 4 of which do not fit
+// (1 GiB of KV cache beside 1.76 GB of weights in 2 GiB), so the merge
+// carries errors and null metrics too.
+var shardArgs = []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--fidelity", "analytic", "--gen", "4",
+	"--set", "memory.dram.capacity=2GiB", "--vary", "kv=64MiB..1GiB:x4", "--vary", "memory.dram.bandwidth=25GB/s..100GB/s:25GB/s",
+	"--metrics", "decode.tokens_per_s,memory.kv_l3_miss_rate,ttft_s"}
+
+// writeShards runs the sweep as n shards with extra flags and returns the
+// parts' paths.
+func writeShards(t *testing.T, n int, extra ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var parts []string
+	for i := range n {
+		code, out, errs := sweepCLI(append(append(slices.Clone(shardArgs), extra...), "--shard", fmt.Sprintf("%d/%d", i, n))...)
+		if code != 0 {
+			t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, errs)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, path)
+	}
+	return parts
+}
+
+// TestSweepMergeEqualsUnsharded: three shards merged, in any order, print
+// the bytes the unsharded sweep prints, in every format, stderr note
+// included.
+func TestSweepMergeEqualsUnsharded(t *testing.T) {
+	parts := writeShards(t, 3)
+	slices.Reverse(parts)
+	for _, format := range []string{"json", "csv", "table"} {
+		code, want, wantErr := sweepCLI(append(slices.Clone(shardArgs), "--format", format)...)
+		if code != 0 {
+			t.Fatalf("unsharded %s: exit %d: %s", format, code, wantErr)
+		}
+		code, got, gotErr := edgetwin(append([]string{"sweep", "merge", "--format", format}, parts...)...)
+		if code != 0 || got != want || gotErr != wantErr {
+			t.Errorf("merge --format %s: exit %d, stderr %q (want %q); output equal: %v\n%s\n---\n%s", format, code, gotErr, wantErr, got == want, got, want)
+		}
+	}
+	// --format jsonl unsharded is one part holding every point.
+	code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--format", "jsonl")...)
+	if lines := strings.Count(out, "\n"); code != 0 || lines != 13 || !strings.Contains(out, `"shard":"0/1"`) {
+		t.Errorf("unsharded jsonl: exit %d, %d lines (want a header and 12 points): %s", code, lines, errs)
+	}
+}
+
+// TestSweepShardAutoKubernetes: JOB_COMPLETION_INDEX with --shards picks
+// the shard, as in an Indexed Job, and the parts merge.
+func TestSweepShardAutoKubernetes(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "") // as in a pod, even when the tests run under Slurm
+	dir := t.TempDir()
+	var parts []string
+	for i := range 4 {
+		t.Setenv("JOB_COMPLETION_INDEX", fmt.Sprint(i))
+		code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--shard", "auto", "--shards", "4")...)
+		if code != 0 || !strings.Contains(out, fmt.Sprintf(`"shard":"%d/4"`, i)) {
+			t.Fatalf("index %d: exit %d, %s", i, code, errs)
+		}
+		parts = append(parts, filepath.Join(dir, fmt.Sprint(i)))
+		if err := os.WriteFile(parts[i], []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, want, _ := sweepCLI(append(slices.Clone(shardArgs), "--format", "csv")...)
+	if code, got, errs := edgetwin(append([]string{"sweep", "merge", "--format", "csv"}, parts...)...); code != 0 || got != want {
+		t.Errorf("merge: exit %d (%s):\n%s\nwant\n%s", code, errs, got, want)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--shard", "auto", "--shards", "4")...)
+	expectBadInput(t, []string{"--shard", "auto", "(no environment)"}, code, out, errs, "neither SLURM_ARRAY_TASK_ID")
+}
+
+// TestSweepMergeRefuses: a missing point, a point given twice and a part
+// of another sweep are exit 2, naming the point or the difference.
+func TestSweepMergeRefuses(t *testing.T) {
+	parts := writeShards(t, 3)
+	other := writeShards(t, 3, "--gen", "8") // another sweep: its flags differ
+	dup := filepath.Join(t.TempDir(), "again.jsonl")
+	data, _ := os.ReadFile(parts[1])
+	if err := os.WriteFile(dup, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		parts []string
+		want  string
+	}{
+		{parts[:2], "4 points are missing (2, 5, 8, 11) of 12; shard 2/3 holds point 2"},
+		{[]string{parts[0], parts[1], parts[2], dup}, "point 1 is present twice"},
+		{[]string{parts[0], parts[1], parts[1]}, "is given twice"},
+		{[]string{parts[0], parts[1], other[2]}, "parts of different sweeps: their other flags differ"},
+	} {
+		code, out, errs := edgetwin(append([]string{"sweep", "merge"}, tc.parts...)...)
+		expectBadInput(t, tc.parts, code, out, errs, tc.want)
+	}
+}
+
+// TestSweepShardBadInput: --shard forms and the flags that cannot go with
+// a shard are exit 2 before anything runs.
+func TestSweepShardBadInput(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "4/4"}, `--shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
+		{[]string{"--shard", "x"}, `--shard "x" is not allowed`},
+		{[]string{"--shard", "0/2", "--shards", "2"}, "--shards 2 goes with --shard auto"},
+		{[]string{"--shard", "0/2", "--format", "csv"}, "a shard (--shard) writes JSON Lines"},
+		{[]string{"--shard", "0/2", "--plot", "x.png"}, "give --plot to edgetwin sweep merge"},
+		{[]string{"--format", "xml"}, "use table, json, csv or jsonl"},
+	} {
+		code, out, errs := sweepCLI(append(slices.Clone(shardArgs), tc.args...)...)
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
+	}
+}
