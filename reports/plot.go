@@ -14,6 +14,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/atomicfile"
+	"github.com/edgetwin/edgetwin/sweep"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -85,7 +86,7 @@ type Line struct {
 // field, one panel per metric, one line per combination of the other
 // varied fields (derived fields such as ctx do not split lines). Values
 // are scaled to one readable unit per axis (MiB, GB/s).
-func SweepPlotData(s *Sweep) PlotData {
+func SweepPlotData(s *sweep.Result) PlotData {
 	if len(s.Fields) == 0 {
 		panic("reports: a sweep without fields")
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/sweep"
+
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -109,7 +111,7 @@ func parseSVG(t *testing.T, data []byte) svgDoc {
 	return doc
 }
 
-func renderSVG(t *testing.T, s *Sweep) []byte {
+func renderSVG(t *testing.T, s *sweep.Result) []byte {
 	t.Helper()
 	f, err := SweepPlotData(s).Figure()
 	if err != nil {
@@ -186,13 +188,13 @@ func count(xs []string, x string) int {
 // TestSweepFigureOneLine: with one varied field there is one line a panel
 // and no legend; x is linear when it spans less than a decade.
 func TestSweepFigureOneLine(t *testing.T) {
-	s := &Sweep{
+	s := &sweep.Result{
 		SoC: "seed-c", Model: "seed-moe-3b", Quant: "Q4_0",
-		Fields:  []SweepField{{Name: "memory.dram.bandwidth", Label: "memory.dram.bandwidth", Kind: units.KindByteRate}},
+		Fields:  []sweep.Field{{Name: "memory.dram.bandwidth", Label: "memory.dram.bandwidth", Kind: units.KindByteRate}},
 		Metrics: []string{"decode.tokens_per_s"},
 	}
 	for i, bw := range []float64{40e9, 60e9, 80e9} {
-		s.Points = append(s.Points, SweepPoint{Values: []float64{bw}, Metrics: []*float64{f64(60 + 10*float64(i))}})
+		s.Points = append(s.Points, sweep.Point{Values: []float64{bw}, Metrics: []*float64{f64(60 + 10*float64(i))}})
 	}
 	d := SweepPlotData(s)
 	if d.XLabel != "memory.dram.bandwidth (GB/s)" || d.XLog {

@@ -15,48 +15,11 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/sweep"
 )
 
-// Sweep is what `edgetwin sweep` found: one point per combination of the
-// varied fields, in range order with the first field outermost.
-type Sweep struct {
-	SoC, Model, Quant string // what ran, for titles
-	// Fields are the input columns: the varied fields in the order given,
-	// each followed by the fields derived from it (ctx after kv).
-	Fields []SweepField
-	// Metrics are result key paths (decode.tokens_per_s), as given.
-	Metrics []string
-	Points  []SweepPoint
-}
-
-// SweepField is one input column of a sweep.
-type SweepField struct {
-	Name  string     // as given to --vary (kv, memory.l3.size), or the derived field's
-	Label string     // what an axis calls it, without the unit: "KV cache"
-	Kind  units.Kind // of the values; 0 for plain numbers (context lengths, ways)
-	// Derived fields follow from another field (the context a KV-cache
-	// size gives); plots draw no separate line for them.
-	Derived bool
-}
-
-// SweepPoint is one simulation of a sweep.
-type SweepPoint struct {
-	Values  []float64  // one per field, in SI base units
-	Metrics []*float64 // one per metric; nil where the result has no figure
-	// Err says why the point has no result ("does not fit: ..."); its
-	// metrics are then all nil.
-	Err string
-}
-
-// Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".
-func (s *Sweep) Title() string {
-	return fmt.Sprintf("%s %s on %s", s.Model, s.Quant, s.SoC)
-}
-
-// failed reports whether any point has no result.
-func (s *Sweep) failed() bool {
-	return slices.ContainsFunc(s.Points, func(p SweepPoint) bool { return p.Err != "" })
-}
+// failed reports whether any point of s has no result.
+func failed(s *sweep.Result) bool { return len(s.Failed()) > 0 }
 
 // MetricKeys lists the key paths of a simulation result that hold
 // numbers, in document order: what a sweep can report.
@@ -214,7 +177,7 @@ func MetricKind(key string) units.Kind {
 }
 
 // WriteSweep prints a sweep in format f.
-func WriteSweep(w io.Writer, s *Sweep, f Format) error {
+func WriteSweep(w io.Writer, s *sweep.Result, f Format) error {
 	switch f {
 	case JSON:
 		return WriteJSON(w, sweepJSON{s})
@@ -226,7 +189,7 @@ func WriteSweep(w io.Writer, s *Sweep, f Format) error {
 
 // sweepJSON is the JSON form of a sweep: an array of objects whose keys
 // are in column order (fields, then metrics), which a map cannot keep.
-type sweepJSON struct{ s *Sweep }
+type sweepJSON struct{ s *sweep.Result }
 
 func (j sweepJSON) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
@@ -276,14 +239,14 @@ func jsonNumber(v float64) string {
 	return string(data)
 }
 
-// header lists the columns: fields, metrics, and error when a point failed.
-func (s *Sweep) header() []string {
+// sweepHeader lists the columns: fields, metrics, and error when a point failed.
+func sweepHeader(s *sweep.Result) []string {
 	var h []string
 	for _, f := range s.Fields {
 		h = append(h, f.Name)
 	}
 	h = append(h, s.Metrics...)
-	if s.failed() {
+	if failed(s) {
 		h = append(h, "error")
 	}
 	return h
@@ -292,12 +255,12 @@ func (s *Sweep) header() []string {
 // SweepCSV prints a header row and one row per point: numbers in SI base
 // units as in the JSON, an empty cell for a missing figure, and an error
 // column when some point has no result.
-func SweepCSV(w io.Writer, s *Sweep) error {
+func SweepCSV(w io.Writer, s *sweep.Result) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(s.header()); err != nil {
+	if err := cw.Write(sweepHeader(s)); err != nil {
 		return err
 	}
-	failed := s.failed()
+	someFailed := failed(s)
 	for _, p := range s.Points {
 		var rec []string
 		for _, v := range p.Values {
@@ -310,7 +273,7 @@ func SweepCSV(w io.Writer, s *Sweep) error {
 			}
 			rec = append(rec, cell)
 		}
-		if failed {
+		if someFailed {
 			rec = append(rec, p.Err)
 		}
 		if err := cw.Write(rec); err != nil {
@@ -324,12 +287,12 @@ func SweepCSV(w io.Writer, s *Sweep) error {
 // SweepTable prints the sweep for people: a title, then right-aligned
 // columns with quantities in readable units, "—" for a missing figure and
 // the reason a point has no result at the end of its row.
-func SweepTable(w io.Writer, s *Sweep) error {
+func SweepTable(w io.Writer, s *sweep.Result) error {
 	fmt.Fprintf(w, "%s — %d points\n\n", s.Title(), len(s.Points))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	// Every cell ends with a tab so that AlignRight aligns it; the error
 	// text follows the last tab and stays left-aligned.
-	for _, h := range s.header() {
+	for _, h := range sweepHeader(s) {
 		if h == "error" {
 			fmt.Fprint(tw, "  error")
 		} else {

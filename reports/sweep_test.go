@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/sweep"
+
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -17,11 +19,11 @@ func f64(v float64) *float64 { return &v }
 // simulator does. ctx is kv / 49152 B (seed-moe-3b's F16 KV bytes per
 // token: 2 × 24 layers × 4 KV heads × 128 × 2 B), rounded. The last point
 // did not fit and one point lacks a figure, as a run can.
-func kvSweep() *Sweep {
+func kvSweep() *sweep.Result {
 	const MiB = 1 << 20
-	s := &Sweep{
+	s := &sweep.Result{
 		SoC: "seed-c", Model: "seed-moe-3b", Quant: "Q4_0",
-		Fields: []SweepField{
+		Fields: []sweep.Field{
 			{Name: "kv", Label: "KV cache", Kind: units.KindBytes},
 			{Name: "ctx", Label: "context (tokens)", Derived: true},
 			{Name: "memory.l3.size", Label: "memory.l3.size", Kind: units.KindBytes},
@@ -42,7 +44,7 @@ func kvSweep() *Sweep {
 		{16 * MiB, 341, 6 * MiB, 0.97, 80.9, f64(42), ""},
 		{16 * MiB, 341, 12 * MiB, 0, 0, nil, "seed-moe-3b Q4_0 on seed-c does not fit: needs 13 GB, has 12 GiB"},
 	} {
-		p := SweepPoint{Values: []float64{r.kv, r.ctx, r.l3}, Err: r.err}
+		p := sweep.Point{Values: []float64{r.kv, r.ctx, r.l3}, Err: r.err}
 		if r.err == "" {
 			p.Metrics = []*float64{f64(r.miss), f64(r.tps), r.peak}
 		} else {

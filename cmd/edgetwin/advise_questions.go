@@ -6,6 +6,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ fit is answered as such on every question, and the command exits 2.`,
 				return f.config(chip)
 			}
 			ctx := cmd.Context()
-			req.Each = func(n int, work func(int)) { forEach(ctx, cmd.ErrOrStderr(), "questions", n, work) }
+			req.Each = func(n int, work func(int)) { pool.ForEach(ctx, cmd.ErrOrStderr(), "questions", n, work) }
 			plan, err := advisor.PrepareQuestions(req)
 			if err != nil {
 				return inputErr(err)

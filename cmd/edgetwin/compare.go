@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/sweep"
 	"github.com/spf13/cobra"
 )
 
@@ -123,9 +125,9 @@ func parseChipList(s string) ([]string, error) {
 	return chips, nil
 }
 
-// runCompare simulates each config on all cores (forEach).
+// runCompare simulates each config on all cores (pool.ForEach).
 // Results go by index, so the output does not depend on the parallelism.
-// A chip whose inputs cannot run (see isPointError) keeps its row with the
+// A chip whose inputs cannot run (see sweep.IsPointError) keeps its row with the
 // reason; any other error stops the comparison.
 func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*reports.Compare, error) {
 	first := cfgs[0]
@@ -144,12 +146,12 @@ func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*repo
 		switch {
 		case err == nil:
 			c.Rows[i].Result = r
-		case isPointError(err):
+		case sweep.IsPointError(err):
 			c.Rows[i].Err = oneLine(err.Error())
 		default:
 			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
 		}
 	}
-	forEach(ctx, stderr, "compare", len(cfgs), run)
+	pool.ForEach(ctx, stderr, "compare", len(cfgs), run)
 	return c, context.Cause(ctx)
 }

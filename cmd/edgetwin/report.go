@@ -11,8 +11,10 @@ import (
 	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/sweep"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
 )
@@ -272,7 +274,7 @@ func (p *reviewPlan) simulate(f runFlags, chip string, edit func(*sim.Config), d
 			edit(&cfg)
 		}
 		r, err := sim.Run(ctx, cfg)
-		if err != nil && !isPointError(err) {
+		if err != nil && !sweep.IsPointError(err) {
 			return fmt.Errorf("%s on %s: %w", cfg.Model.ID, chip, err)
 		}
 		dst.res, dst.err = r, err
@@ -284,7 +286,7 @@ func (p *reviewPlan) simulate(f runFlags, chip string, edit func(*sim.Config), d
 func (p *reviewPlan) run(ctx context.Context, stderr io.Writer) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	forEach(ctx, stderr, "report", len(p.jobs), func(i int) {
+	pool.ForEach(ctx, stderr, "report", len(p.jobs), func(i int) {
 		if err := p.jobs[i](ctx); err != nil {
 			cancel(err)
 		}

@@ -4,116 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/edgetwin/edgetwin/hw/units"
 )
 
-// sweep runs `edgetwin sweep args...` in-process.
-func sweep(args ...string) (code int, stdout, stderr string) {
+// sweepCLI runs `edgetwin sweep args...` in-process.
+func sweepCLI(args ...string) (code int, stdout, stderr string) {
 	return edgetwin(append([]string{"sweep"}, args...)...)
-}
-
-const MiB = 1 << 20
-
-func TestParseVary(t *testing.T) {
-	mib := func(ns ...float64) []float64 {
-		for i := range ns {
-			ns[i] *= MiB
-		}
-		return ns
-	}
-	for _, tc := range []struct {
-		in     string
-		field  string
-		kind   units.Kind
-		values []float64
-	}{
-		{"kv=1MiB..4MiB:1MiB", "kv", units.KindBytes, mib(1, 2, 3, 4)},
-		{"kv=1MiB..16MiB:x2", "kv", units.KindBytes, mib(1, 2, 4, 8, 16)},
-		{"kv=1MiB..20MiB:x2", "kv", units.KindBytes, mib(1, 2, 4, 8, 16)}, // b itself only when a step lands on it
-		{"kv=4MiB,512KiB,2MiB", "kv", units.KindBytes, mib(4, 0.5, 2)},    // a list keeps its order
-		{"kv=1048576..2MiB:1MiB", "kv", units.KindBytes, mib(1, 2)},       // a plain number is in bytes
-		{"kv=8MiB", "kv", units.KindBytes, mib(8)},
-		{"ctx=128..4096:x2", "ctx", 0, []float64{128, 256, 512, 1024, 2048, 4096}},
-		{"ctx=0..1024:256", "ctx", 0, []float64{0, 256, 512, 768, 1024}},
-		// xN on token counts rounds, and drops the repeats rounding makes:
-		// 1, 1.2, 1.44, 1.73, 2.07, 2.49, 2.99.
-		{"ctx=1..3:x1.2", "ctx", 0, []float64{1, 2, 3}},
-		{"memory.dram.bandwidth=40GB/s..80GB/s:10GB/s", "memory.dram.bandwidth", units.KindByteRate, []float64{40e9, 50e9, 60e9, 70e9, 80e9}},
-		{"memory.l3.size=3MiB,6MiB,12MiB", "memory.l3.size", units.KindBytes, mib(3, 6, 12)},
-		{"memory.l3.size = 3 MiB, 6 MiB", "memory.l3.size", units.KindBytes, mib(3, 6)},
-		{"memory.l3.ways=8,12,16", "memory.l3.ways", 0, []float64{8, 12, 16}},
-		{"units.npu.clock=500MHz..1GHz:250MHz", "units.npu.clock", units.KindFrequency, []float64{500e6, 750e6, 1e9}},
-		{"model.kv_heads=1..8:x2", "model.kv_heads", 0, []float64{1, 2, 4, 8}},
-		// Float steps drift (0.1 added up is not 0.3); values are tidied
-		// and the end within 1e-9 is b.
-		{"x=0.1..1:0.1", "x", 0, []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}},
-		{"x=0..1:0.3", "x", 0, []float64{0, 0.3, 0.6, 0.9}},
-		{"x=1..1.331:x1.1", "x", 0, []float64{1, 1.1, 1.21, 1.331}},
-		{"thermal.ambient=-10C..20C:15C", "thermal.ambient", units.KindTemperature, []float64{-10, 5, 20}},
-	} {
-		a, err := parseVary(tc.in)
-		if err != nil {
-			t.Errorf("%s: %v", tc.in, err)
-			continue
-		}
-		if a.field != tc.field || a.kind != tc.kind || !slices.Equal(a.values, tc.values) {
-			t.Errorf("%s: got %s %v %v, want %s %v %v", tc.in, a.field, a.kind, a.values, tc.field, tc.kind, tc.values)
-		}
-	}
-}
-
-func TestParseVaryErrors(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"kv", "is not FIELD=RANGE"},
-		{"=1,2", "is not FIELD=RANGE"},
-		{"kv=", "is not FIELD=RANGE"},
-		{"kv=4MiB..1MiB:1MiB", "runs backwards"},
-		{"x=1..4:0", "step must be above 0"},
-		{"x=1..4:-1", "step must be above 0"},
-		{"kv=1MiB..4MiB:0B", "a size must be positive"},
-		{"kv=1MiB..4MiB:x1", "factor must be above 1"},
-		{"kv=1MiB..4MiB:x0.5", "factor must be above 1"},
-		{"kv=1MiB..4MiB:xfast", "factor must be a plain number"},
-		{"ctx=0..4096:x2", "must start above 0"},
-		{"kv=1MiB..4MiB", "needs a step"},
-		{"memory.dram.bandwidth=40GB/s..80GiB:10GB/s", "mix units: bandwidth and size"},
-		{"memory.l3.size=3MiB,6GB/s", "mix units: size and bandwidth"},
-		{"kv=1B..1GiB:1B", "more than 10000 points"},
-		{"kv=1B..1GiB:x1.0000001", "more than 10000 points"},
-		{"ctx=1.5..4:1", `"1.5" is not a context length`},
-		{"ctx=-1,4", `"-1" is not a context length`},
-		{"kv=fast", `"fast" is not a size`},
-		{"kv=1GB/s", "GB/s is a bandwidth, not a size"},
-		{"memory.l3.size=big", `"big" is not a number or a quantity`},
-		{"memory.dram.bandwidth=0GB/s,10GB/s", "a bandwidth must be positive"},
-	} {
-		_, err := parseVary(tc.in)
-		if err == nil {
-			t.Errorf("%s: no error", tc.in)
-			continue
-		}
-		msg := err.Error()
-		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "--vary") || !strings.Contains(msg, "a..b:step") {
-			t.Errorf("%s: %q should name --vary, say %q and list the forms", tc.in, msg, tc.want)
-		}
-	}
-	if _, err := parseVaries([]string{"kv=1MiB..2MiB:1MiB", "ctx=1,2"}); err == nil || !strings.Contains(err.Error(), "vary one of them") {
-		t.Errorf("kv and ctx together: %v", err)
-	}
-	if _, err := parseVaries([]string{"ctx=1,2", "ctx=3"}); err == nil || !strings.Contains(err.Error(), "twice") {
-		t.Errorf("ctx twice: %v", err)
-	}
-	if _, err := parseVaries([]string{"ctx=1..200:1", "memory.l3.ways=1..100:1"}); err == nil || !strings.Contains(err.Error(), "more than 10000 points together") {
-		t.Errorf("200 × 100 points: %v", err)
-	}
 }
 
 // sweepPoints decodes a JSON sweep as a list of key/value lists, in
@@ -127,13 +28,15 @@ func sweepPoints(t *testing.T, out string) []map[string]any {
 	return points
 }
 
+const MiB = 1 << 20
+
 var kvArgs = []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB..4MiB:1MiB",
 	"--metrics", "memory.kv_l3_miss_rate,decode.tokens_per_s", "--gen", "4", "--format", "json"}
 
 // TestSweepKV: four points in range order, the context derived from the
 // KV-cache size, every metric a number.
 func TestSweepKV(t *testing.T) {
-	code, out, errs := sweep(kvArgs...)
+	code, out, errs := sweepCLI(kvArgs...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -164,9 +67,9 @@ func TestSweepKV(t *testing.T) {
 func TestSweepSameOutputAnyParallelism(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.GOMAXPROCS(4)
-	_, parallel, _ := sweep(kvArgs...)
+	_, parallel, _ := sweepCLI(kvArgs...)
 	runtime.GOMAXPROCS(1)
-	_, serial, errs := sweep(kvArgs...)
+	_, serial, errs := sweepCLI(kvArgs...)
 	if parallel == "" || parallel != serial {
 		t.Errorf("output differs between 4 workers and 1 (%s):\n%s\n---\n%s", errs, parallel, serial)
 	}
@@ -176,7 +79,7 @@ func TestSweepSameOutputAnyParallelism(t *testing.T) {
 // reaches the simulator: decode, which streams the weights from DRAM,
 // is faster on the faster DRAM.
 func TestSweepNests(t *testing.T) {
-	code, out, errs := sweep("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "ctx=16,32",
+	code, out, errs := sweepCLI("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "ctx=16,32",
 		"--vary", "memory.dram.bandwidth=25.5GB/s,51GB/s", "--metrics", "decode.tokens_per_s", "--gen", "2", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -200,7 +103,7 @@ func TestSweepNests(t *testing.T) {
 
 func TestSweepTableAndCSV(t *testing.T) {
 	args := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB,2MiB", "--metrics", "decode.tokens_per_s,ttft_s", "--gen", "2"}
-	code, out, errs := sweep(args...)
+	code, out, errs := sweepCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -209,7 +112,7 @@ func TestSweepTableAndCSV(t *testing.T) {
 		!strings.Contains(lines[2], "decode.tokens_per_s") || !strings.Contains(lines[3], "1 MiB") || !strings.Contains(lines[3], " ms") {
 		t.Errorf("table:\n%s", out)
 	}
-	code, out, errs = sweep(append(args, "--format", "csv")...)
+	code, out, errs = sweepCLI(append(args, "--format", "csv")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -226,7 +129,7 @@ func TestSweepTableAndCSV(t *testing.T) {
 func TestSweepPointThatDoesNotFit(t *testing.T) {
 	args := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--fidelity", "analytic", "--gen", "1",
 		"--vary", "kv=64MiB..1GiB:x4", "--metrics", "decode.tokens_per_s", "--format", "json"}
-	code, out, errs := sweep(append(args, "--set", "memory.dram.capacity=2GiB")...)
+	code, out, errs := sweepCLI(append(args, "--set", "memory.dram.capacity=2GiB")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -247,7 +150,7 @@ func TestSweepPointThatDoesNotFit(t *testing.T) {
 		t.Errorf("stderr %q should count and name the point that did not run", errs)
 	}
 
-	code, out, errs = sweep(append(args, "--set", "memory.dram.capacity=1GiB")...)
+	code, out, errs = sweepCLI(append(args, "--set", "memory.dram.capacity=1GiB")...)
 	if code != 2 || out != "" || !strings.Contains(errs, "no point of the sweep ran") || !strings.Contains(errs, "does not fit") {
 		t.Errorf("nothing fits: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -256,7 +159,7 @@ func TestSweepPointThatDoesNotFit(t *testing.T) {
 func TestSweepPlot(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kv.png")
-	code, _, errs := sweep("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB..2MiB:1MiB",
+	code, _, errs := sweepCLI("--soc", "seed-c", "--model", "seed-moe-3b", "--vary", "kv=1MiB..2MiB:1MiB",
 		"--metrics", "memory.kv_l3_miss_rate,decode.tokens_per_s", "--gen", "2", "--plot", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -299,32 +202,128 @@ func TestSweepBadInputExits2(t *testing.T) {
 		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--set", "memory.dram.speed=1"}, "--set: field memory.dram.speed: unknown path"},
 		{[]string{"--vary", "kv=1MiB", "--metrics", "ttft_s", "--unit", "tpu"}, `--unit "tpu"`},
 	} {
-		code, out, errs := sweep(append(base, tc.args...)...)
+		code, out, errs := sweepCLI(append(base, tc.args...)...)
 		expectBadInput(t, tc.args, code, out, errs, tc.want)
 	}
 }
 
-// FuzzParseVary: no --vary text makes the range parser panic, and a range
-// it accepts is finite, within the point limit and in order for a..b forms.
-func FuzzParseVary(f *testing.F) {
-	for _, s := range []string{"kv=1MiB..16MiB:1MiB", "ctx=128..4096:x2", "memory.dram.bandwidth=40GB/s,60GB/s", "memory.l3.size=3MiB..12MiB:3MiB", "x=1..1e300:1", "kv=0..1:x1", "ctx=1,2,3"} {
-		f.Add(s)
+// shardArgs is a small analytic sweep of 12 points, 4 of which do not fit
+// (1 GiB of KV cache beside 1.76 GB of weights in 2 GiB), so the merge
+// carries errors and null metrics too.
+var shardArgs = []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--fidelity", "analytic", "--gen", "4",
+	"--set", "memory.dram.capacity=2GiB", "--vary", "kv=64MiB..1GiB:x4", "--vary", "memory.dram.bandwidth=25GB/s..100GB/s:25GB/s",
+	"--metrics", "decode.tokens_per_s,memory.kv_l3_miss_rate,ttft_s"}
+
+// writeShards runs the sweep as n shards with extra flags and returns the
+// parts' paths.
+func writeShards(t *testing.T, n int, extra ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var parts []string
+	for i := range n {
+		code, out, errs := sweepCLI(append(append(slices.Clone(shardArgs), extra...), "--shard", fmt.Sprintf("%d/%d", i, n))...)
+		if code != 0 {
+			t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, errs)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("part-%d.jsonl", i))
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, path)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		a, err := parseVary(s)
-		if err != nil {
-			return
+	return parts
+}
+
+// TestSweepMergeEqualsUnsharded: three shards merged, in any order, print
+// the bytes the unsharded sweep prints, in every format, stderr note
+// included.
+func TestSweepMergeEqualsUnsharded(t *testing.T) {
+	parts := writeShards(t, 3)
+	slices.Reverse(parts)
+	for _, format := range []string{"json", "csv", "table"} {
+		code, want, wantErr := sweepCLI(append(slices.Clone(shardArgs), "--format", format)...)
+		if code != 0 {
+			t.Fatalf("unsharded %s: exit %d: %s", format, code, wantErr)
 		}
-		if len(a.values) == 0 || len(a.values) > maxSweepPoints {
-			t.Fatalf("%q: %d values", s, len(a.values))
+		code, got, gotErr := edgetwin(append([]string{"sweep", "merge", "--format", format}, parts...)...)
+		if code != 0 || got != want || gotErr != wantErr {
+			t.Errorf("merge --format %s: exit %d, stderr %q (want %q); output equal: %v\n%s\n---\n%s", format, code, gotErr, wantErr, got == want, got, want)
 		}
-		for i, v := range a.values {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("%q: value %d is %v", s, i, v)
-			}
-			if strings.Contains(s, "..") && i > 0 && v < a.values[i-1] {
-				t.Fatalf("%q: range out of order: %v", s, a.values)
-			}
+	}
+	// --format jsonl unsharded is one part holding every point.
+	code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--format", "jsonl")...)
+	if lines := strings.Count(out, "\n"); code != 0 || lines != 13 || !strings.Contains(out, `"shard":"0/1"`) {
+		t.Errorf("unsharded jsonl: exit %d, %d lines (want a header and 12 points): %s", code, lines, errs)
+	}
+}
+
+// TestSweepShardAutoKubernetes: JOB_COMPLETION_INDEX with --shards picks
+// the shard, as in an Indexed Job, and the parts merge.
+func TestSweepShardAutoKubernetes(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "") // as in a pod, even when the tests run under Slurm
+	dir := t.TempDir()
+	var parts []string
+	for i := range 4 {
+		t.Setenv("JOB_COMPLETION_INDEX", fmt.Sprint(i))
+		code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--shard", "auto", "--shards", "4")...)
+		if code != 0 || !strings.Contains(out, fmt.Sprintf(`"shard":"%d/4"`, i)) {
+			t.Fatalf("index %d: exit %d, %s", i, code, errs)
 		}
-	})
+		parts = append(parts, filepath.Join(dir, fmt.Sprint(i)))
+		if err := os.WriteFile(parts[i], []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, want, _ := sweepCLI(append(slices.Clone(shardArgs), "--format", "csv")...)
+	if code, got, errs := edgetwin(append([]string{"sweep", "merge", "--format", "csv"}, parts...)...); code != 0 || got != want {
+		t.Errorf("merge: exit %d (%s):\n%s\nwant\n%s", code, errs, got, want)
+	}
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	code, out, errs := sweepCLI(append(slices.Clone(shardArgs), "--shard", "auto", "--shards", "4")...)
+	expectBadInput(t, []string{"--shard", "auto", "(no environment)"}, code, out, errs, "neither SLURM_ARRAY_TASK_ID")
+}
+
+// TestSweepMergeRefuses: a missing point, a point given twice and a part
+// of another sweep are exit 2, naming the point or the difference.
+func TestSweepMergeRefuses(t *testing.T) {
+	parts := writeShards(t, 3)
+	other := writeShards(t, 3, "--gen", "8") // another sweep: its flags differ
+	dup := filepath.Join(t.TempDir(), "again.jsonl")
+	data, _ := os.ReadFile(parts[1])
+	if err := os.WriteFile(dup, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		parts []string
+		want  string
+	}{
+		{parts[:2], "4 points are missing (2, 5, 8, 11) of 12; shard 2/3 holds point 2"},
+		{[]string{parts[0], parts[1], parts[2], dup}, "point 1 is present twice"},
+		{[]string{parts[0], parts[1], parts[1]}, "is given twice"},
+		{[]string{parts[0], parts[1], other[2]}, "parts of different sweeps: their other flags differ"},
+	} {
+		code, out, errs := edgetwin(append([]string{"sweep", "merge"}, tc.parts...)...)
+		expectBadInput(t, tc.parts, code, out, errs, tc.want)
+	}
+}
+
+// TestSweepShardBadInput: --shard forms and the flags that cannot go with
+// a shard are exit 2 before anything runs.
+func TestSweepShardBadInput(t *testing.T) {
+	t.Setenv("SLURM_ARRAY_TASK_ID", "")
+	t.Setenv("JOB_COMPLETION_INDEX", "")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shard", "4/4"}, `--shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
+		{[]string{"--shard", "x"}, `--shard "x" is not allowed`},
+		{[]string{"--shard", "0/2", "--shards", "2"}, "--shards 2 goes with --shard auto"},
+		{[]string{"--shard", "0/2", "--format", "csv"}, "a shard (--shard) writes JSON Lines"},
+		{[]string{"--shard", "0/2", "--plot", "x.png"}, "give --plot to edgetwin sweep merge"},
+		{[]string{"--format", "xml"}, "use table, json, csv or jsonl"},
+	} {
+		code, out, errs := sweepCLI(append(slices.Clone(shardArgs), tc.args...)...)
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
+	}
 }

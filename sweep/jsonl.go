@@ -1,0 +1,360 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+)
+
+// Header identifies a sweep in its JSON Lines, so that merge can tell the
+// parts of one sweep from those of another. Each part starts with it.
+type Header struct {
+	SoC, Model, Quant string   // what ran, for titles
+	Varies            []string // the --vary flags as given
+	Fields            []Field
+	Metrics           []string
+	// Flags is a digest of every other flag that shapes a point's result
+	// (chip, model, --set, fidelity, seed, ...), made by the caller.
+	Flags  string
+	Points int // in the whole sweep
+}
+
+// headerJSON is the header line's "sweep" member.
+type headerJSON struct {
+	SoC     string      `json:"soc"`
+	Model   string      `json:"model"`
+	Quant   string      `json:"quant"`
+	Varies  []string    `json:"varies"`
+	Fields  []fieldJSON `json:"fields"`
+	Metrics []string    `json:"metrics"`
+	Flags   string      `json:"flags"`
+	Points  int         `json:"points"`
+}
+
+type fieldJSON struct {
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	Kind    string `json:"kind,omitempty"` // units.Kind's name; none for plain numbers
+	Derived bool   `json:"derived,omitempty"`
+}
+
+type headerLine struct {
+	Sweep headerJSON `json:"sweep"`
+	Shard string     `json:"shard"`
+}
+
+func (h Header) toJSON() headerJSON {
+	j := headerJSON{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Varies: h.Varies, Metrics: h.Metrics, Flags: h.Flags, Points: h.Points}
+	for _, f := range h.Fields {
+		fj := fieldJSON{Name: f.Name, Label: f.Label, Derived: f.Derived}
+		if f.Kind != 0 {
+			fj.Kind = f.Kind.String()
+		}
+		j.Fields = append(j.Fields, fj)
+	}
+	return j
+}
+
+func (j headerJSON) header() (Header, error) {
+	h := Header{SoC: j.SoC, Model: j.Model, Quant: j.Quant, Varies: j.Varies, Metrics: j.Metrics, Flags: j.Flags, Points: j.Points}
+	for _, fj := range j.Fields {
+		f := Field{Name: fj.Name, Label: fj.Label, Derived: fj.Derived}
+		if fj.Kind != "" {
+			for k := units.KindBytes; k <= units.KindFraction; k++ {
+				if k.String() == fj.Kind {
+					f.Kind = k
+				}
+			}
+			if f.Kind == 0 {
+				return Header{}, fmt.Errorf("field %s has an unknown kind %q", fj.Name, fj.Kind)
+			}
+		}
+		h.Fields = append(h.Fields, f)
+	}
+	if len(h.Fields) == 0 || h.Points < 1 {
+		return Header{}, fmt.Errorf("the sweep header has no fields or no points")
+	}
+	return h, nil
+}
+
+// Encoder writes a sweep, or one shard of it, as JSON Lines: a header
+// line {"sweep": …, "shard": "I/N"}, then one point a line,
+// {"index": i, FIELD: value…, METRIC: value or null…, "error": why}.
+// Numbers are written as encoding/json writes float64s, which read back
+// to the same bits, so a merge prints what the sweep would have.
+type Encoder struct {
+	w io.Writer
+	h Header
+}
+
+// NewEncoder writes the header line of shard sh of the sweep h to w.
+func NewEncoder(w io.Writer, h Header, sh Shard) (*Encoder, error) {
+	line, err := json.Marshal(headerLine{Sweep: h.toJSON(), Shard: sh.String()})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(append(line, '\n')); err != nil {
+		return nil, err
+	}
+	return &Encoder{w: w, h: h}, nil
+}
+
+// Encode writes one point as a line.
+func (e *Encoder) Encode(p Point) error {
+	var b bytes.Buffer
+	b.WriteString(`{"index":`)
+	b.WriteString(strconv.Itoa(p.Index))
+	for k, f := range e.h.Fields {
+		if err := member(&b, f.Name, &p.Values[k]); err != nil {
+			return err
+		}
+	}
+	for k, m := range e.h.Metrics {
+		if err := member(&b, m, p.Metrics[k]); err != nil {
+			return err
+		}
+	}
+	if p.Err != "" {
+		msg, _ := json.Marshal(p.Err)
+		b.WriteString(`,"error":`)
+		b.Write(msg)
+	}
+	b.WriteString("}\n")
+	_, err := e.w.Write(b.Bytes())
+	return err
+}
+
+// member writes ,"key":v (null when v is nil).
+func member(b *bytes.Buffer, key string, v *float64) error {
+	k, _ := json.Marshal(key)
+	b.WriteByte(',')
+	b.Write(k)
+	b.WriteByte(':')
+	if v == nil {
+		b.WriteString("null")
+		return nil
+	}
+	data, err := json.Marshal(*v)
+	if err != nil {
+		return fmt.Errorf("%s: %v is not a JSON number", key, *v)
+	}
+	b.Write(data)
+	return nil
+}
+
+// Merge reads the JSON Lines parts of one sweep (each a file a shard
+// wrote; header lines may recur, as when parts are concatenated) and
+// returns the whole sweep, points in range order. It fails when the parts
+// come from different sweeps, or a point is missing or present twice.
+func Merge(names ...string) (*Result, error) {
+	if len(names) == 0 {
+		return nil, inputErrorf("sweep merge needs the JSON Lines parts the shards wrote (sweep merge part-*.jsonl)")
+	}
+	for i, name := range names {
+		if slices.Contains(names[:i], name) {
+			return nil, inputErrorf("sweep merge: %s is given twice: its points would be present twice", name)
+		}
+	}
+	m := &merger{where: map[int]string{}, shards: map[int]bool{}}
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, inputErrorf("sweep merge: %v", err)
+		}
+		err = m.read(name, f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var missing []int
+	for i := range m.h.Points {
+		if _, ok := m.where[i]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, m.missing(missing)
+	}
+	r := &Result{SoC: m.h.SoC, Model: m.h.Model, Quant: m.h.Quant, Fields: m.h.Fields, Metrics: m.h.Metrics, Points: m.points}
+	slices.SortFunc(r.Points, func(a, b Point) int { return a.Index - b.Index })
+	return r, nil
+}
+
+// merger gathers the parts of a sweep.
+type merger struct {
+	h      Header
+	from   string         // where the first header is
+	where  map[int]string // file:line of each point read
+	points []Point
+	shards map[int]bool // the shard counts the headers name
+}
+
+func (m *merger) read(name string, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var h *Header // the header this file's points belong to
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		at := fmt.Sprintf("%s:%d", name, line)
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(text, &obj); err != nil {
+			return inputErrorf("%s: not a JSON object (a part cut short?): %v", at, err)
+		}
+		if raw, ok := obj["sweep"]; ok {
+			got, err := m.header(at, raw, obj["shard"])
+			if err != nil {
+				return err
+			}
+			h = got
+			continue
+		}
+		if h == nil {
+			return inputErrorf("%s: a point before any sweep header: not a part written by edgetwin sweep --format jsonl", at)
+		}
+		p, err := decodePoint(h, obj)
+		if err != nil {
+			return inputErrorf("%s: %v", at, err)
+		}
+		if p.Index < 0 || p.Index >= h.Points {
+			return inputErrorf("%s: point %d is outside the sweep's %d points", at, p.Index, h.Points)
+		}
+		if prev, dup := m.where[p.Index]; dup {
+			return inputErrorf("sweep merge: point %d is present twice, at %s and %s: give each shard's part once", p.Index, prev, at)
+		}
+		m.where[p.Index] = at
+		m.points = append(m.points, p)
+	}
+	if err := sc.Err(); err != nil {
+		return inputErrorf("%s: %v", name, err)
+	}
+	if h == nil {
+		return inputErrorf("%s: no sweep header: not a part written by edgetwin sweep --format jsonl", name)
+	}
+	return nil
+}
+
+// header reads a header line and checks it names the same sweep as the
+// first one.
+func (m *merger) header(at string, raw, shard json.RawMessage) (*Header, error) {
+	var j headerJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, inputErrorf("%s: the sweep header: %v", at, err)
+	}
+	h, err := j.header()
+	if err != nil {
+		return nil, inputErrorf("%s: %v", at, err)
+	}
+	var s string
+	if json.Unmarshal(shard, &s) == nil {
+		if _, n, ok := strings.Cut(s, "/"); ok {
+			if c, err := strconv.Atoi(n); err == nil {
+				m.shards[c] = true
+			}
+		}
+	}
+	if m.from == "" {
+		m.h, m.from = h, at
+		return &m.h, nil
+	}
+	if diff := differ(m.h, h); diff != "" {
+		return nil, inputErrorf("sweep merge: %s and %s are parts of different sweeps: %s", m.from, at, diff)
+	}
+	return &m.h, nil
+}
+
+// differ says how two sweep headers differ, or "" when they do not.
+func differ(a, b Header) string {
+	switch {
+	case !slices.Equal(a.Varies, b.Varies):
+		return fmt.Sprintf("--vary %s vs %s", strings.Join(a.Varies, " "), strings.Join(b.Varies, " "))
+	case !slices.Equal(a.Metrics, b.Metrics):
+		return fmt.Sprintf("--metrics %s vs %s", strings.Join(a.Metrics, ","), strings.Join(b.Metrics, ","))
+	case a.Points != b.Points:
+		return fmt.Sprintf("%d points vs %d", a.Points, b.Points)
+	case a.Flags != b.Flags:
+		return fmt.Sprintf("their other flags differ (digest %s vs %s)", a.Flags, b.Flags)
+	case a.SoC != b.SoC || a.Model != b.Model || a.Quant != b.Quant:
+		return fmt.Sprintf("%s %s on %s vs %s %s on %s", a.Model, a.Quant, a.SoC, b.Model, b.Quant, b.SoC)
+	case !slices.Equal(a.Fields, b.Fields):
+		return "their fields differ"
+	}
+	return ""
+}
+
+// missing explains which points no part holds.
+func (m *merger) missing(idx []int) error {
+	list := make([]string, 0, 5)
+	for _, i := range idx[:min(len(idx), 5)] {
+		list = append(list, strconv.Itoa(i))
+	}
+	if len(idx) > 5 {
+		list = append(list, "…")
+	}
+	what := fmt.Sprintf("point %s is missing", list[0])
+	if len(idx) > 1 {
+		what = fmt.Sprintf("%d points are missing (%s)", len(idx), strings.Join(list, ", "))
+	}
+	hint := "give every shard's part"
+	if len(m.shards) == 1 {
+		for n := range m.shards {
+			hint = fmt.Sprintf("shard %d/%d holds point %d: is its part among the files, and did it finish?", idx[0]%n, n, idx[0])
+		}
+	}
+	return inputErrorf("sweep merge: %s of %d; %s", what, m.h.Points, hint)
+}
+
+// decodePoint reads a point line by the header's field and metric names.
+func decodePoint(h *Header, obj map[string]json.RawMessage) (Point, error) {
+	var p Point
+	if err := json.Unmarshal(obj["index"], &p.Index); err != nil {
+		return Point{}, fmt.Errorf("not a point: its index is not a whole number")
+	}
+	num := func(key string, null bool) (*float64, error) {
+		raw, ok := obj[key]
+		if !ok {
+			return nil, fmt.Errorf("point %d has no %s", p.Index, key)
+		}
+		if string(raw) == "null" && null {
+			return nil, nil
+		}
+		var v float64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("point %d: %s is %s, not a number", p.Index, key, raw)
+		}
+		return &v, nil
+	}
+	for _, f := range h.Fields {
+		v, err := num(f.Name, false)
+		if err != nil {
+			return Point{}, err
+		}
+		p.Values = append(p.Values, *v)
+	}
+	for _, name := range h.Metrics {
+		v, err := num(name, true)
+		if err != nil {
+			return Point{}, err
+		}
+		p.Metrics = append(p.Metrics, v)
+	}
+	if raw, ok := obj["error"]; ok {
+		if err := json.Unmarshal(raw, &p.Err); err != nil {
+			return Point{}, fmt.Errorf("point %d: its error is not a string", p.Index)
+		}
+	}
+	return p, nil
+}

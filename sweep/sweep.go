@@ -1,0 +1,257 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/pool"
+	"github.com/edgetwin/edgetwin/sim"
+)
+
+// Result is what a sweep found: one point per combination of the varied
+// fields, in range order with the first field outermost.
+type Result struct {
+	SoC, Model, Quant string // what ran, for titles
+	// Fields are the input columns: the varied fields in the order given,
+	// each followed by the fields derived from it (ctx after kv).
+	Fields []Field
+	// Metrics are result key paths (decode.tokens_per_s), as given.
+	Metrics []string
+	Points  []Point
+}
+
+// Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".
+func (r *Result) Title() string {
+	return fmt.Sprintf("%s %s on %s", r.Model, r.Quant, r.SoC)
+}
+
+// Failed lists the indices in Points of the points that have no result.
+func (r *Result) Failed() []int {
+	var failed []int
+	for i, p := range r.Points {
+		if p.Err != "" {
+			failed = append(failed, i)
+		}
+	}
+	return failed
+}
+
+// Field is one input column of a sweep.
+type Field struct {
+	Name  string     // as given to --vary (kv, memory.l3.size), or the derived field's
+	Label string     // what an axis calls it, without the unit: "KV cache"
+	Kind  units.Kind // of the values; 0 for plain numbers (context lengths, ways)
+	// Derived fields follow from another field (the context a KV-cache
+	// size gives); plots draw no separate line for them.
+	Derived bool
+}
+
+// Point is one simulation of a sweep.
+type Point struct {
+	Index   int        // in range order over the whole sweep
+	Values  []float64  // one per field, in SI base units
+	Metrics []*float64 // one per metric; nil where the result has no figure
+	// Err says why the point has no result ("does not fit: ..."); its
+	// metrics are then all nil.
+	Err string
+}
+
+// Sweep is a sweep to run: its axes, what to read from each run, and how
+// to load a point's configuration. The caller owns flags and output.
+type Sweep struct {
+	Axes    []Axis
+	Metrics []string
+	// Sets are the --set overrides every point starts from; a point adds
+	// one per varied --set path.
+	Sets []string
+	// Load builds the configuration of a run with these overrides. Its
+	// errors are the user's input.
+	Load func(sets []string) (sim.Config, error)
+	// Measure reads the metrics from a result; nil for a null figure.
+	Measure func(r *sim.Result, metrics []string) ([]*float64, error)
+	// Progress, when a terminal, shows a progress bar.
+	Progress io.Writer
+}
+
+// Len is the number of points: the product of the axes' lengths.
+func (s *Sweep) Len() int {
+	n := 1
+	for _, a := range s.Axes {
+		n *= len(a.Values)
+	}
+	return n
+}
+
+// Fields lists the sweep's input columns, ctx after kv.
+func (s *Sweep) Fields() []Field {
+	var fields []Field
+	for _, a := range s.Axes {
+		switch a.Field {
+		case FieldKV:
+			fields = append(fields,
+				Field{Name: FieldKV, Label: "KV cache", Kind: units.KindBytes},
+				Field{Name: FieldCtx, Label: "context (tokens)", Derived: true})
+		case FieldCtx:
+			fields = append(fields, Field{Name: FieldCtx, Label: "context (tokens)"})
+		default:
+			fields = append(fields, Field{Name: a.Field, Label: a.Field, Kind: a.Kind})
+		}
+	}
+	return fields
+}
+
+// point is one combination of the varied values.
+type point struct {
+	varied []float64 // one per axis
+	sets   []string  // the sweep's --set values, plus one per varied path
+	names  []string  // the varied --set values alone, for messages
+}
+
+// point returns the i-th combination in range order: the last axis
+// turns fastest.
+func (s *Sweep) point(i int) point {
+	p := point{varied: make([]float64, len(s.Axes)), sets: slices.Clone(s.Sets)}
+	for k := len(s.Axes) - 1; k >= 0; k-- {
+		a := s.Axes[k]
+		p.varied[k] = a.Values[i%len(a.Values)]
+		i /= len(a.Values)
+	}
+	for k, a := range s.Axes {
+		if a.Field != FieldKV && a.Field != FieldCtx {
+			set := a.Field + "=" + formatValue(p.varied[k], a.Kind)
+			p.sets = append(p.sets, set)
+			p.names = append(p.names, set)
+		}
+	}
+	return p
+}
+
+// config loads the point's chip and model and sets its prompt for kv or
+// ctx. It returns the point's values of the sweep's fields: the varied
+// ones, with the derived context after kv.
+func (s *Sweep) config(p point) (sim.Config, []float64, error) {
+	cfg, err := s.Load(p.sets)
+	if err != nil {
+		return sim.Config{}, nil, err
+	}
+	var values []float64
+	for k, a := range s.Axes {
+		v := p.varied[k]
+		values = append(values, v)
+		switch a.Field {
+		case FieldKV:
+			cfg.Prompt = cfg.Model.ContextForKV(cfg.KV, cfg.Batch, v)
+			values = append(values, float64(cfg.Prompt))
+		case FieldCtx:
+			cfg.Prompt = int(v)
+		}
+	}
+	return cfg, values, nil
+}
+
+// Run runs the points whose indices are given (in range order; all of
+// them for the whole sweep) on all cores and returns them in that order.
+// It first checks every point's overrides, so that a bad value stops the
+// sweep before anything runs. A point whose own inputs cannot run (the
+// model does not fit) keeps its error in Err and the sweep goes on; any
+// other error stops it. emit, when not nil, receives each point in order
+// as soon as it and every point before it are done, so a stream keeps
+// what was computed.
+func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) ([]Point, error) {
+	points := make([]point, len(indices))
+	checked := map[string]bool{}
+	for j, i := range indices {
+		if i < 0 || i >= s.Len() {
+			return nil, fmt.Errorf("sweep: point %d of %d", i, s.Len())
+		}
+		p := s.point(i)
+		points[j] = p
+		// Points that differ only in kv or ctx load the same chip and
+		// model: check each set of overrides once, and keep nothing (the
+		// workers load their own copies, so no two runs share a chip).
+		if key := strings.Join(p.sets, "\n"); len(p.names) > 0 && !checked[key] {
+			checked[key] = true
+			if _, err := s.Load(p.sets); err != nil {
+				return nil, inputErrorf("--vary %s: %v", strings.Join(p.names, ", "), err)
+			}
+		}
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make([]Point, len(indices))
+	var (
+		mu   sync.Mutex
+		done = make([]bool, len(indices))
+		next int // the first point not yet emitted
+	)
+	fields := s.Fields()
+	run := func(j int) {
+		r := &out[j]
+		r.Index = indices[j]
+		cfg, values, err := s.config(points[j])
+		if err != nil {
+			cancel(inputErrorf("%v", err)) // checked before the run: not expected
+			return
+		}
+		r.Values = values
+		res, err := sim.Run(ctx, cfg)
+		if err == nil {
+			r.Metrics, err = s.Measure(res, s.Metrics)
+		}
+		if err != nil {
+			if !IsPointError(err) {
+				cancel(fmt.Errorf("%s: %w", label(fields, values), err))
+				return
+			}
+			r.Metrics = make([]*float64, len(s.Metrics))
+			r.Err = oneLine(err.Error())
+		}
+		if emit == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for done[j] = true; next < len(done) && done[next]; next++ {
+			if err := emit(out[next]); err != nil {
+				cancel(err)
+				return
+			}
+		}
+	}
+	pool.ForEach(ctx, s.Progress, "sweep", len(indices), run)
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IsPointError reports whether err is about a run's own inputs (the model
+// does not fit, the unit cannot run it): a sweep or comparison reports it
+// for that point and goes on.
+func IsPointError(err error) bool {
+	var ie *sim.InputError
+	return errors.As(err, &ie)
+}
+
+// label names a point in messages: "kv=2 MiB, ctx=43".
+func label(fields []Field, values []float64) string {
+	parts := make([]string, len(fields))
+	for k, f := range fields {
+		v := formatValue(values[k], 0)
+		if f.Kind != 0 {
+			v = units.Approx(values[k], f.Kind)
+		}
+		parts[k] = f.Name + "=" + v
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine flattens a message so a point's error stays on its row.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
