@@ -78,6 +78,7 @@ var Defaults = []Default{
 	{"units.{cpu}.cores", "8", "phone CPUs have 8 cores"},
 	{"units.{cpu}.clock", "2.5 GHz", "the middle of a phone CPU's big and little clocks"},
 	{"units.{cpu}.simd_bits", "128", "Arm NEON vectors are 128 bits"},
+	{"units.{cpu}.simd_pipes", "2", "two 128-bit NEON pipes a core, as Arm's Cortex-A7x performance cores (Cortex-X and Apple P-cores have four)"},
 	{"units.{cpu}.core_bandwidth", "12 GB/s", "one core keeps about 20 cache-line misses in flight (the L1/L2 miss buffers of Arm's big cores): 20 × 64 B over the 110 ns DRAM latency is 11.6 GB/s; a phone's cores together, not one of them, reach the LPDDR peak"},
 	{"units.{cpu}.sram", "1 MiB", "a core cluster's L2 used as the working set"},
 	{"units.{cpu}.sram_bandwidth", "100 GB/s", "L2 bandwidth of a phone CPU cluster"},

@@ -19,7 +19,7 @@ func TestDefaultsDoc(t *testing.T) {
 	b.WriteString("Every field a chip file leaves out takes the value below and is reported as `assumed`\n")
 	b.WriteString("in a result's `provenance`. `units.{kind}.…` rows apply to every unit of that kind. A chip\n")
 	b.WriteString("that names no CPU gets one (`" + DefaultCPU + "`); a CPU without a peak gets one derived from\n")
-	b.WriteString("cores × clock × SIMD lanes × 2 pipes × 2 ops, and a DRAM without a bandwidth gets\n")
+	b.WriteString("cores × clock × SIMD lanes × SIMD pipes (2 assumed) × 2 ops, and a DRAM without a bandwidth gets\n")
 	b.WriteString("data_rate × bus_width.\n\n")
 	b.WriteString("| field | default | based on |\n| --- | --- | --- |\n")
 	for _, d := range Defaults {

@@ -198,17 +198,12 @@ func derive(doc *spec.Doc, s *SoC) error {
 		if u.Kind != CPU || len(u.Peak) > 0 {
 			continue
 		}
-		// Two SIMD pipes each doing a multiply-add (2 ops) per lane per cycle.
-		coreHz := float64(u.Cores) * float64(u.Clock)
-		how := "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)"
+		// Each SIMD pipe does a multiply-add (2 ops) per lane per cycle.
+		how := "derived: cores × clock × SIMD lanes × SIMD pipes × 2 ops (assumed)"
 		if len(u.Clusters) > 0 {
-			coreHz = 0
-			how = "derived: Σ cores × clock over the clusters × SIMD lanes × 2 pipes × 2 ops (assumed)"
-			for _, c := range u.Clusters {
-				coreHz += float64(c.Cores) * float64(c.Clock)
-			}
+			how = "derived: Σ cores × clock × SIMD pipes over the clusters × SIMD lanes × 2 ops (assumed)"
 		}
-		int8ops := coreHz * float64(u.SIMDBits/8) * 2 * 2
+		int8ops := u.CoreRate() * float64(u.SIMDBits/8) * 2
 		for _, p := range []struct {
 			dt  dtype.Dtype
 			div float64

@@ -52,7 +52,7 @@ func TestMinimalChipTakesDefaults(t *testing.T) {
 		"memory.l3.size":             "assumed",
 		"units.npu.clock":            "assumed",
 		"units.cpu.cores":            "assumed",
-		"units.cpu.peak.int8":        "derived: cores × clock × SIMD lanes × 2 pipes × 2 ops (assumed)",
+		"units.cpu.peak.int8":        "derived: cores × clock × SIMD lanes × SIMD pipes × 2 ops (assumed)",
 		"memory.dram.seq_efficiency": "assumed",
 	} {
 		if sources[path] != want {
@@ -305,5 +305,34 @@ func TestDRAMDraw(t *testing.T) {
 		if got := tc.u.DRAMDraw(); got != tc.want {
 			t.Errorf("%+v: draw %g, want %g", tc.u, got, tc.want)
 		}
+	}
+}
+
+// TestSIMDPipesPerCluster: a cluster's own SIMD pipes weigh its cores in
+// the peak and in the threads' share: a 4-pipe prime core at 3 GHz and
+// three 2-pipe cores at 2 GHz make (12 + 12) GHz·pipes, so the prime core
+// alone is half the CPU.
+func TestSIMDPipesPerCluster(t *testing.T) {
+	const src = `name: mixed pipes
+memory:
+  dram: {type: LPDDR5X, bandwidth: 60 GB/s, capacity: 8 GiB}
+units:
+  - name: cpu
+    kind: cpu
+    clusters:
+      - {name: prime, cores: 1, clock: 3 GHz, simd_pipes: 4}
+      - {name: little, cores: 3, clock: 2 GHz}
+`
+	c, err := Load("c.yaml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := c.Unit("cpu")
+	// (3 GHz × 4 + 3 × 2 GHz × 2) × 16 lanes × 2 ops = 768 GOPS.
+	if got := float64(u.Peak["int8"]); math.Abs(got-768e9) > 1 {
+		t.Errorf("int8 peak %g, want 768e9", got)
+	}
+	if got := u.ThreadShare(1); math.Abs(got-0.5) > 1e-12 {
+		t.Errorf("one thread: share %g, want 0.5", got)
 	}
 }

@@ -112,7 +112,7 @@ type Unit struct {
 	Name string `yaml:"name" spec:"required"`
 	Kind string `yaml:"kind" spec:"required,oneof=npu|gpu|cpu|dsp"`
 	// Peak is the datasheet rate per dtype at Clock. A CPU without a peak
-	// gets one from cores × SIMD lanes × 2 pipes × 2 ops × clock.
+	// gets one from Σ cores × clock × SIMD pipes × SIMD lanes × 2 ops.
 	Peak  map[dtype.Dtype]units.OpsPerSecond `yaml:"peak,omitempty"`
 	Clock units.Hertz                        `yaml:"clock,omitempty"`
 	// OPP is the table of operating points, ascending in frequency.
@@ -123,6 +123,10 @@ type Unit struct {
 	MAC           MACArray             `yaml:"mac,omitempty"`
 	Cores         int                  `yaml:"cores,omitempty" spec:"positive"`
 	SIMDBits      int                  `yaml:"simd_bits,omitempty" spec:"positive"`
+	// SIMDPipes is the SIMD pipes of a core, each doing a multiply-add per
+	// lane per cycle (two on a Cortex-A76 or A720, four on a Cortex-X4 or
+	// an Apple P-core); a cluster may give its own.
+	SIMDPipes int `yaml:"simd_pipes,omitempty" spec:"positive"`
 	// Clusters are a CPU's core clusters (prime, performance, efficiency),
 	// fastest first; threads fill them in that order. Cores and Clock
 	// default to their sum and the first cluster's clock. Empty: Cores
@@ -219,11 +223,36 @@ type Cluster struct {
 	Name  string      `yaml:"name" spec:"required"`
 	Cores int         `yaml:"cores" spec:"required,positive"`
 	Clock units.Hertz `yaml:"clock" spec:"required"`
+	// SIMDPipes overrides the unit's SIMD pipes for this cluster's cores.
+	SIMDPipes int `yaml:"simd_pipes,omitempty" spec:"positive"`
+}
+
+// pipes is the SIMD pipes of the cluster's cores, the unit's when the
+// cluster gives none.
+func (c Cluster) pipes(u *Unit) float64 {
+	if c.SIMDPipes > 0 {
+		return float64(c.SIMDPipes)
+	}
+	return float64(max(u.SIMDPipes, 1))
+}
+
+// CoreRate is the sum over the unit's cores of clock × SIMD pipes (Hz),
+// the figure its peak goes with: Cores × Clock × SIMDPipes without
+// clusters.
+func (u *Unit) CoreRate() float64 {
+	if len(u.Clusters) == 0 {
+		return float64(u.Cores) * float64(u.Clock) * float64(max(u.SIMDPipes, 1))
+	}
+	r := 0.0
+	for _, c := range u.Clusters {
+		r += float64(c.Cores) * float64(c.Clock) * c.pipes(u)
+	}
+	return r
 }
 
 // ThreadShare is the share of the unit's peak that n of its cores reach,
-// filling the fastest clusters first (a core's rate goes with its clock);
-// n/Cores when the unit has no clusters, 1 for n ≥ Cores.
+// filling the clusters in order (a core's rate goes with its clock and
+// SIMD pipes); n/Cores when the unit has no clusters, 1 for n ≥ Cores.
 func (u *Unit) ThreadShare(n int) float64 {
 	if n >= u.Cores || u.Cores == 0 {
 		return 1
@@ -231,15 +260,14 @@ func (u *Unit) ThreadShare(n int) float64 {
 	if len(u.Clusters) == 0 {
 		return float64(n) / float64(u.Cores)
 	}
-	var used, all float64
+	var used float64
 	left := n
 	for _, c := range u.Clusters {
 		k := min(left, c.Cores)
-		used += float64(k) * float64(c.Clock)
-		all += float64(c.Cores) * float64(c.Clock)
+		used += float64(k) * float64(c.Clock) * c.pipes(u)
 		left -= k
 	}
-	return used / all
+	return used / u.CoreRate()
 }
 
 // DRAMDraw is the most the unit draws from DRAM: the least of Bandwidth
