@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -67,4 +68,32 @@ func BenchmarkSustained30m(b *testing.B) {
 		simulated += r.Time.Total
 	}
 	b.ReportMetric(simulated/b.Elapsed().Seconds(), "sim-s/wall-s")
+}
+
+// BenchmarkRuntimeCost is what choosing and applying the runtime (Choose
+// and withRuntime: the unit, the profile, a copy of the chip with its
+// figures) adds to the default `edgetwin simulate`, reported as a share of
+// that run's time, at tile (the default) and analytic fidelity (a sweep
+// point): the budget is under 10%.
+func BenchmarkRuntimeCost(b *testing.B) {
+	for _, f := range []Fidelity{Tile, Analytic} {
+		b.Run(string(f), func(b *testing.B) {
+			cfg := configFor(b, opts{chip: "snapdragon-8-elite", prompt: 512, gen: 128, fidelity: f})
+			start := time.Now()
+			if _, err := Run(context.Background(), cfg); err != nil {
+				b.Fatal(err)
+			}
+			run := time.Since(start)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ch, err := Choose(&cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = withRuntime(cfg.Chip, ch, cfg.Threads)
+			}
+			per := b.Elapsed() / time.Duration(b.N)
+			b.ReportMetric(float64(per)/float64(run), "share-of-run")
+		})
+	}
 }
