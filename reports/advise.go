@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -351,14 +352,22 @@ func rankingTable(w io.Writer, a *advisor.Advice, rows []advisor.Row, labels []s
 		header = append(header, "change")
 	}
 	cells := [][]string{header}
+	unmeasured := false
 	for _, r := range rows {
 		rank := fmt.Sprint(r.Rank)
 		if whatIf && r.BaselineRank > 0 {
 			rank = fmt.Sprintf("%d (%d)", r.Rank, r.BaselineRank)
 		}
 		rt := "—"
-		if r.Result != nil {
-			rt = r.Result.Runtime
+		if res := r.Result; res != nil {
+			rt = res.Runtime
+			if res.Quant != a.Quant {
+				rt += " " + res.Quant // the runtime's own quantisation
+			}
+			if !res.RuntimeMeasured && res.Runtime != sim.NoRuntime {
+				rt += "*"
+				unmeasured = true
+			}
 		}
 		row := []string{rank, r.SoC, rt, tick(r.Pass)}
 		for _, c := range r.Checks {
@@ -381,7 +390,14 @@ func rankingTable(w io.Writer, a *advisor.Advice, rows []advisor.Row, labels []s
 	for k := range labels {
 		left[4+k] = true
 	}
-	return writeCells(w, cells, left)
+	if err := writeCells(w, cells, left); err != nil {
+		return err
+	}
+	if unmeasured {
+		_, err := fmt.Fprintln(w, "  * no measurement backs this runtime's figures: the chip's own, mostly assumed, figures stand for it (see edgetwin catalog show RUNTIME)")
+		return err
+	}
+	return nil
 }
 
 // writeCells prints rows of cells in columns two spaces apart, the left

@@ -62,7 +62,7 @@ func phoneAdvice() *advisor.Advice {
 	c.Sensitivity = sens(0.97, 0.98, 0, -0.34)
 
 	g := res("snapdragon-8-gen3", 0.12, 26.7)
-	g.Result.Runtime = "llama.cpp-opencl"
+	g.Result.Runtime, g.Result.RuntimeMeasured = "llama.cpp-opencl", true
 	g.Rank, g.PriceUSD, g.Objective, g.Failed = 2, 200, ptrTo(200), 1
 	g.Checks = check("snapdragon-8-gen3", 0.38, 18.7)
 	g.Reason = g.Checks[1].Requirement + ": " + g.Checks[1].Reason

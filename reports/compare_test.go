@@ -139,7 +139,7 @@ func TestCompareCSV(t *testing.T) {
 	if header[0] != "soc" || header[len(header)-1] != "error" || !slices.Contains(header, "decode.tokens_per_s") {
 		t.Errorf("header %q", lines[0])
 	}
-	if !strings.HasPrefix(lines[3], "raspberry-pi-5,llama-2-7b,Q4_0,,F16,,,tile,512,128,1,,,") {
+	if !strings.HasPrefix(lines[3], "raspberry-pi-5,llama-2-7b,Q4_0,,,F16,,,tile,512,128,1,,,") {
 		t.Errorf("the failed row: %s", lines[3])
 	}
 	// Without a failed chip there is no error column.

@@ -226,10 +226,16 @@ func MustLoad(id string) *Profile {
 	return p
 }
 
+// Measured reports whether measurements back the profile's figures: it
+// gives a fitted share of the peak or of the DRAM bandwidth.
+func (p *Profile) Measured() bool {
+	return len(p.Efficiency.GEMM)+len(p.Efficiency.GEMV) > 0 || p.Efficiency.Memory > 0
+}
+
 // Figures says in a few words whether measurements back the profile's
 // efficiencies: "fitted" when it gives any, else "assumed (none measured)".
 func (p *Profile) Figures() string {
-	if len(p.Efficiency.GEMM)+len(p.Efficiency.GEMV) > 0 || p.Efficiency.Memory > 0 {
+	if p.Measured() {
 		return "fitted"
 	}
 	return "chip's assumed figures (no measurement)"

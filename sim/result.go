@@ -17,15 +17,19 @@ type Result struct {
 	// RuntimeBasis says what the runtime's figures rest on (the records
 	// and chips of their fit, or that no measurement backs them).
 	RuntimeBasis string `json:"runtime_basis,omitempty"`
-	KVDtype      string `json:"kv_dtype"`
-	Unit         string `json:"unit"`
-	Policy       string `json:"policy"`
-	Fidelity     string `json:"fidelity"`
-	Prompt       int    `json:"prompt"`
-	Depth        int    `json:"depth,omitempty"` // tokens in the KV cache before the prompt
-	Gen          int    `json:"gen"`
-	Batch        int    `json:"batch"`
-	Scenario     string `json:"scenario"`
+	// RuntimeMeasured is true when measurements back the runtime's
+	// figures (its profile gives fitted shares of the peak); false when
+	// the chip's own, mostly assumed, figures stood for the stack.
+	RuntimeMeasured bool   `json:"runtime_measured"`
+	KVDtype         string `json:"kv_dtype"`
+	Unit            string `json:"unit"`
+	Policy          string `json:"policy"`
+	Fidelity        string `json:"fidelity"`
+	Prompt          int    `json:"prompt"`
+	Depth           int    `json:"depth,omitempty"` // tokens in the KV cache before the prompt
+	Gen             int    `json:"gen"`
+	Batch           int    `json:"batch"`
+	Scenario        string `json:"scenario"`
 	// Requests is how many requests ran: 1, or the session's count.
 	Requests int `json:"requests"`
 

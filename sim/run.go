@@ -19,19 +19,16 @@ const first10s = 10.0
 // Run simulates a prefill of cfg.Prompt tokens after cfg.Depth tokens of
 // context, and cfg.Gen decode steps.
 // Errors about the inputs are *InputError.
+//
+// Run resolves cfg first (Resolve); a config resolved before runs the same.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	choice, err := Choose(&cfg)
+	choice, err := resolve(&cfg)
 	if err != nil {
 		return nil, err
 	}
-	if u := choice.Unit; u.Kind == hw.CPU && cfg.Threads > u.Cores {
-		return nil, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
-	}
-	cfg.Runtime = choice.Runtime
-	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
 	unit, dt := cfg.Chip.Unit(choice.Unit.Name), choice.Dtype
 	if err := checkFit(&cfg); err != nil {
 		return nil, err
@@ -116,7 +113,7 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 		scenario = c.Scenario.Name
 	}
 	return &Result{
-		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
+		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
 		Warnings:   []string{},
@@ -280,4 +277,30 @@ func runtimeBasis(p *runtimes.Profile) string {
 		return ""
 	}
 	return p.Basis
+}
+
+// Resolve fixes what a run of cfg runs on: the unit and runtime Choose
+// picks, and cfg.Chip as that runtime runs it (its figures in place of the
+// chip's assumed ones, a CPU cut to its threads), so that what a caller
+// reads from cfg.Chip — a figure, its provenance, the value a sensitivity
+// perturbs — is what the run uses. Resolving twice changes nothing, and
+// on an error cfg is left as it was.
+func Resolve(cfg *Config) error {
+	_, err := resolve(cfg)
+	return err
+}
+
+func resolve(cfg *Config) (Choice, error) {
+	choice, err := Choose(cfg)
+	if err != nil {
+		return Choice{}, err
+	}
+	if u := choice.Unit; u.Kind == hw.CPU && cfg.Threads > u.Cores {
+		return Choice{}, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+	}
+	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
+	if choice.Runtime != nil {
+		cfg.Runtime = choice.Runtime
+	}
+	return choice, nil
 }

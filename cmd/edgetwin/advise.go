@@ -8,6 +8,7 @@ import (
 	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
 )
@@ -33,13 +34,14 @@ func newAdvise() *cobra.Command {
 
 func newAdviseChip() *cobra.Command {
 	var (
-		f          runFlags
-		candidates string
-		requires   []string
-		minimize   string
-		maximize   string
-		whatIfs    []string
-		paretoTo   string
+		f           runFlags
+		candidates  string
+		runtimeList string
+		requires    []string
+		minimize    string
+		maximize    string
+		whatIfs     []string
+		paretoTo    string
 	)
 	cmd := &cobra.Command{
 		Use:   "chip --model ID|FILE --require EXPR... [--minimize EXPR | --maximize EXPR]",
@@ -118,6 +120,11 @@ the front connected and every chip labelled.`,
 					return err
 				}
 			}
+			if runtimeList != "" {
+				if chips, err = withRuntimes(f, chips, runtimeList); err != nil {
+					return err
+				}
+			}
 			req := advisor.Request{Candidates: chips, Requires: requires}
 			switch {
 			case flags.Changed("minimize"):
@@ -132,9 +139,13 @@ the front connected and every chip labelled.`,
 				}
 				req.WhatIf = append(req.WhatIf, w)
 			}
-			req.Load = func(chip string, sets []string) (sim.Config, error) {
+			req.Load = func(ref string, sets []string) (sim.Config, error) {
 				pf := f
 				pf.sets = append(slices.Clone(f.sets), sets...)
+				chip, rt := splitPair(ref)
+				if rt != "" {
+					pf.runtime = rt
+				}
 				return pf.config(chip)
 			}
 			plan, err := advisor.Prepare(req)
@@ -176,7 +187,8 @@ the front connected and every chip labelled.`,
 	_ = fl.MarkHidden("soc")
 	fl.Lookup("format").Usage = "output: table or json"
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	fl.StringVar(&candidates, "candidates", "", "the chips to rank, comma-separated: catalog ids or chip YAML files (default: the whole catalog)")
+	fl.StringVar(&candidates, "candidates", "", "the chips to rank, comma-separated: catalog ids or chip YAML files (default: the whole catalog); CHIP@RUNTIME ranks the chip under that runtime")
+	fl.StringVar(&runtimeList, "runtimes", "", "rank each candidate under these runtimes too, as (chip, runtime) pairs: ID,... or all (every catalog runtime that can run the model on it); each chip keeps its default runtime's row")
 	fl.StringArrayVar(&requires, "require", nil, "a condition passing chips meet, e.g. 'ttft_s < 0.5 && decode.tokens_per_s >= 8'; repeatable")
 	fl.StringVar(&minimize, "minimize", "", "rank passing chips by this expression, lowest first (e.g. chip.price_usd)")
 	fl.StringVar(&maximize, "maximize", "", "rank passing chips by this expression, highest first (default decode.tokens_per_s)")
@@ -184,6 +196,81 @@ the front connected and every chip labelled.`,
 	fl.StringVar(&paretoTo, "pareto", "", "draw price against decode tokens/s, the front connected, into FILE.png, FILE.svg or FILE.pdf")
 	_ = cmd.RegisterFlagCompletionFunc("candidates", completeIDs(hw.ChipIDs))
 	return cmd
+}
+
+// splitPair reads a candidate CHIP@RUNTIME as its chip and runtime; a
+// candidate without @ runs on its default runtime ("").
+func splitPair(ref string) (chip, runtime string) {
+	if i := strings.LastIndexByte(ref, '@'); i > 0 && i < len(ref)-1 {
+		return ref[:i], ref[i+1:]
+	}
+	return ref, ""
+}
+
+// withRuntimes expands each candidate chip into (chip, runtime) pairs: the
+// chip on its default runtime, then CHIP@ID for every runtime of list (ID,…
+// or all, in runtimes.Preference order) that is not its default and can run
+// the model on it. A runtime named in list that runs on none of them is an
+// error; under all, a runtime that cannot run is left out.
+func withRuntimes(f runFlags, chips []string, list string) ([]string, error) {
+	ids := runtimes.Preference
+	all := list == "all"
+	if !all {
+		ids = nil
+		for _, id := range strings.Split(list, ",") {
+			id = strings.TrimSpace(id)
+			if _, err := runtimes.Load(id); err != nil {
+				return nil, inputErrorf("--runtimes %s: %v", list, err)
+			}
+			ids = append(ids, id)
+		}
+	}
+	used := map[string]bool{}
+	var out []string
+	for _, ref := range chips {
+		out = append(out, ref)
+		if _, rt := splitPair(ref); rt != "" {
+			continue
+		}
+		base, err := f.config(ref)
+		if err != nil {
+			continue // the row says why the chip cannot run
+		}
+		def, err := sim.Choose(&base)
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			if id == def.RuntimeID() {
+				used[id] = true
+				continue
+			}
+			pf := f
+			pf.runtime = id
+			cfg, err := pf.config(ref)
+			if err != nil {
+				continue
+			}
+			if _, err := sim.Choose(&cfg); err != nil {
+				continue
+			}
+			used[id] = true
+			out = append(out, ref+"@"+id)
+		}
+	}
+	for _, id := range ids {
+		if !all && !used[id] {
+			return nil, inputErrorf("--runtimes: %s runs %s on none of the candidates (it drives %s units of %s chips and reads %s)", id, f.model, strings.Join(runtimes.MustLoad(id).Units, "/"), vendorsOf(id), strings.Join(runtimes.MustLoad(id).Formats, ", "))
+		}
+	}
+	return out, nil
+}
+
+func vendorsOf(id string) string {
+	if v := runtimes.MustLoad(id).Vendors; len(v) > 0 {
+		return strings.Join(v, "/")
+	}
+	return "any vendor's"
 }
 
 // parseCandidates splits --candidates into chip references, in order. An

@@ -385,3 +385,37 @@ func TestAdviseFourCandidatesTiming(t *testing.T) {
 		t.Errorf("table:\n%s", out)
 	}
 }
+
+// TestAdviseRanksRuntimePairs: --runtimes ranks (chip, runtime) pairs —
+// the chip on its default stack, and CHIP@ID for each other listed one
+// that can run the model — each row naming its runtime; a runtime that
+// runs on none of the candidates is exit 2.
+func TestAdviseRanksRuntimePairs(t *testing.T) {
+	code, out, errs := edgetwin("advise", "chip", "--candidates", "snapdragon-8-elite", "--model", "llama-3.2-1b",
+		"--runtimes", "genie,llama.cpp-opencl", "--fidelity", "analytic", "--format", "json", "--prompt", "64", "--gen", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var a struct {
+		Ranking []struct {
+			SoC     string         `json:"soc"`
+			Metrics map[string]any `json:"metrics"`
+		} `json:"ranking"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range a.Ranking {
+		got = append(got, fmt.Sprint(r.SoC, " ", r.Metrics["runtime"], " ", r.Metrics["quant"]))
+	}
+	slices.Sort(got)
+	want := []string{"snapdragon-8-elite genie W4A16", "snapdragon-8-elite llama.cpp-opencl Q4_0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairs %v, want %v", got, want)
+	}
+	code, _, errs = edgetwin("advise", "chip", "--candidates", "snapdragon-8-elite", "--model", "llama-3.2-1b", "--runtimes", "rkllm", "--fidelity", "analytic")
+	if code != 2 || !strings.Contains(errs, "rkllm runs llama-3.2-1b on none of the candidates") {
+		t.Errorf("rkllm on a Snapdragon: exit %d, %s", code, errs)
+	}
+}

@@ -158,11 +158,18 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if f.threads < 0 {
 		return sim.Config{}, inputErrorf("--threads %d is not allowed: give a positive thread count, or leave it out for the runtime's default", f.threads)
 	}
-	return sim.Config{
+	cfg := sim.Config{
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
 		Runtime: rt, Threads: f.threads,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
-	}, nil
+	}
+	// The chip as its runtime runs it, so that every reader of the config
+	// (the advisor's sensitivities and vendor questions, a review's figures)
+	// sees the figures the run uses. A config that cannot run is left as
+	// it is: its run says why, as one row of a ranking or one point of a
+	// sweep, without stopping the others.
+	_ = sim.Resolve(&cfg)
+	return cfg, nil
 }
 
 func newSimulate() *cobra.Command {
