@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/edgetwin/edgetwin/advisor"
-	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
