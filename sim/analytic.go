@@ -192,12 +192,12 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 	return hit
 }
 
-// analyticFallback charges a fallback operator: two hand-offs, the copies
-// through DRAM and the CPU's compute, one after the other.
+// analyticFallback charges a fallback operator: two hand-offs, its bytes
+// through DRAM at the CPU's rate (fallbackBytes) and the CPU's compute, one
+// after the other.
 func (e *engine) analyticFallback(op workloads.Op) float64 {
-	copies := 2 * op.Touch(workloads.Activations)
-	moved := copies + op.Touch(workloads.Weights)
-	t := 2*float64(e.unit.FallbackSync) + moved/e.dramBW + e.hostSeconds(op)
+	copies, moved := fallbackBytes(op)
+	t := 2*float64(e.unit.FallbackSync) + moved/e.hostDRAM() + e.hostSeconds(op)
 	f := e.fallbackOf(string(op.Kind))
 	f.Count++
 	f.CopyBytes += copies

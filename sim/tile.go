@@ -318,12 +318,30 @@ func (e *engine) fallsBack(op workloads.Op) bool {
 	return e.host != nil && e.host != e.unit && !e.unit.Supports(string(op.Kind))
 }
 
+// fallbackBytes is what a fallback operator moves through DRAM: its
+// activations out and back (copies), its weights, and the KV cache an
+// attention reads and appends to — the CPU has none of it in its caches.
+func fallbackBytes(op workloads.Op) (copies, moved float64) {
+	copies = 2 * op.Touch(workloads.Activations)
+	return copies, copies + op.Touch(workloads.Weights) + op.Touch(workloads.KVRead) + op.Touch(workloads.KVWrite)
+}
+
+// hostDRAM is the rate the CPU streams a fallback's bytes at: the DRAM's
+// sequential rate, or less where the CPU's own draw caps it.
+func (e *engine) hostDRAM() float64 {
+	if draw := e.host.DRAMDraw(); draw > 0 && draw < float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*float64(e.cfg.Chip.Memory.DRAM.SeqEfficiency) {
+		return draw
+	}
+	return float64(e.cfg.Chip.Memory.DRAM.Bandwidth) * float64(e.cfg.Chip.Memory.DRAM.SeqEfficiency)
+}
+
 // runFallback runs an operator on the CPU: the unit hands it over (sync),
 // its activations go out through DRAM and come back (a write and a read
-// each way), the CPU computes, and the unit takes over again (sync).
+// each way), the CPU reads its weights and KV cache and computes, and the
+// unit takes over again (sync).
 func (e *engine) runFallback(op workloads.Op, done func()) {
 	sync := float64(e.unit.FallbackSync)
-	copies := 2 * op.Touch(workloads.Activations)
+	copies, moved := fallbackBytes(op)
 	cpu := e.hostSeconds(op)
 	f := e.fallbackOf(string(op.Kind))
 	f.Count++
@@ -331,10 +349,13 @@ func (e *engine) runFallback(op workloads.Op, done func()) {
 	e.st.fallbackOps += op.FLOPs
 	e.st.hostOps += op.FLOPs
 	start := e.sim.Now()
-	e.countDRAM(copies + op.Touch(workloads.Weights))
+	e.countDRAM(moved)
+	// The link carries the bytes at its own rate; a CPU that draws less
+	// than the link gives waits for the rest.
+	slower := max(0, moved/e.hostDRAM()-moved/e.dramBW)
 	e.sim.After(des.Seconds(sync), func() {
-		e.dram.Send(copies+op.Touch(workloads.Weights), 0, func() {
-			e.sim.After(des.Seconds(cpu+sync), func() {
+		e.dram.Send(moved, 0, func() {
+			e.sim.After(des.Seconds(slower+cpu+sync), func() {
 				took := (e.sim.Now() - start).Seconds()
 				f.Seconds += took
 				if e.trace != nil {
