@@ -200,6 +200,11 @@ func PrepareQuestions(req QuestionsRequest) (*QuestionsPlan, error) {
 		}
 		if err := p.add(kvRunID(kv), func(c *sim.Config) error {
 			c.Prompt = c.Model.ContextForKV(c.KV, c.Batch, kv)
+			// Held at that size: decode grows the KV by a token a step,
+			// so at most a twentieth of the context's steps run (one at
+			// least). 128 steps after a 60-token context would answer for
+			// a KV three times the one asked about.
+			c.Gen = max(1, min(c.Gen, c.Prompt/kvGrowth))
 			return nil
 		}); err != nil {
 			return nil, err
@@ -221,6 +226,10 @@ func PrepareQuestions(req QuestionsRequest) (*QuestionsPlan, error) {
 	}
 	return p, nil
 }
+
+// kvGrowth bounds how far a KV question's decode grows the KV it asks
+// about: by at most 1/kvGrowth of it.
+const kvGrowth = 20
 
 func kvRunID(kv float64) string {
 	return runKV + strings.ReplaceAll(units.Approx(kv, units.KindBytes), " ", "")

@@ -104,8 +104,9 @@ func (p *QuestionsPlan) kvAnswer(r qrun) Answer {
 		"prefill.tokens":                  val(float64(res.Prefill.Tokens)),
 		"memory.l3_miss_rate_by_class.kv": val(res.Memory.L3MissRateOf.KV),
 	}
-	text := fmt.Sprintf("With %s of KV (a context of %d tokens at %s a token), decode misses the L3 on %s of its accesses and %s of its KV reads (whole run %s, KV %s), in a %s %d-way %s L3 under the %s policy",
-		size, r.cfg.Prompt, units.Approx(r.cfg.Model.KVBytesPerToken(r.cfg.KV), units.KindBytes),
+	grown := percent(float64(res.Decode.Tokens) / float64(max(1, r.cfg.Prompt)))
+	text := fmt.Sprintf("With %s of KV (a context of %d tokens at %s a token; %d decode steps grow it by %s), decode misses the L3 on %s of its accesses and %s of its KV reads (whole run %s, KV %s), in a %s %d-way %s L3 under the %s policy",
+		size, r.cfg.Prompt, units.Approx(r.cfg.Model.KVBytesPerToken(r.cfg.KV), units.KindBytes), res.Decode.Tokens, grown,
 		percent(res.Memory.Decode.L3MissRate), percent(res.Memory.Decode.KVL3MissRate),
 		percent(res.Memory.L3MissRate), percent(res.Memory.KVL3MissRate),
 		units.Approx(float64(l3.Size), units.KindBytes), l3.Ways, strings.ToUpper(l3.Replacement), res.Policy)

@@ -103,3 +103,27 @@ func TestCoverageAnswer(t *testing.T) {
 		t.Errorf("no decode rate on the NPU: %v", a.Metrics)
 	}
 }
+
+// TestKVQuestionHoldsItsSize: the L3 question at a KV size decodes at most
+// a twentieth of its context's tokens, so the answer is about that size —
+// 128 steps after a 85-token context (4 MiB of seed-moe-3b's KV) would
+// have measured a KV 2.5 times larger.
+func TestKVQuestionHoldsItsSize(t *testing.T) {
+	p, err := PrepareQuestions(QuestionsRequest{SoC: "seed-c", Load: loader(t, "seed-moe-3b"), KVSizes: []float64{4 << 20, 64 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range p.runs {
+		if r.kv == 0 {
+			continue
+		}
+		n++
+		if c := r.cfg; c.Gen < 1 || c.Gen > max(1, c.Prompt/20) {
+			t.Errorf("KV %g B: %d decode steps after a %d-token context", r.kv, c.Gen, c.Prompt)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d KV runs, want 2", n)
+	}
+}
