@@ -133,10 +133,30 @@ func checkFit(c *Config) error {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)
 	if f.Total() > has {
-		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s), has %s",
-			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), units.Approx(has, units.KindBytes))
+		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s), has %s%s",
+			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), units.Approx(has, units.KindBytes), contextHint(c, has-f.Weights))
 	}
 	return nil
+}
+
+// contextHint says, for a scenario whose KV does not fit, how far its
+// context grows and the limit that would fit the room left beside the
+// weights (a multiple of 512 tokens); "" otherwise.
+func contextHint(c *Config, room float64) string {
+	sc := c.Scenario
+	if sc == nil {
+		return ""
+	}
+	grows := fmt.Sprintf("; the %s scenario's context grows to %d tokens", sc.Name, c.context())
+	if sc.ContextLimit == 0 {
+		grows += " (the model's trained maximum, as the scenario sets no context_limit)"
+	}
+	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.Batch)
+	fits := int(room/perToken) / 512 * 512
+	if fits <= sc.Prompt+sc.SystemPrompt {
+		return grows + "; even its first prompt leaves no room: choose a smaller model or --quant"
+	}
+	return grows + fmt.Sprintf(": cap it with --set scenario.context_limit=%d, which fits", fits)
 }
 
 func (c *Config) validate() error {
