@@ -58,7 +58,13 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		fmt.Fprintf(tw, "  %s\t%s\n", label, fmt.Sprintf(format, args...))
 	}
 
-	row("time to first token", "%s warm · %s cold (loading the model takes %s)", seconds(r.TTFT), seconds(r.TTFTColdS), seconds(r.ColdStartS))
+	if r.TurnLatency != nil {
+		// A session: the headline is the first turn's, the turns line
+		// the later turns' (their prompts are short, their context long).
+		row("time to first token", "%s warm · %s cold, the first turn's %d-token prompt (loading the model takes %s)", seconds(r.TTFT), seconds(r.TTFTColdS), r.Turns[0].Prompt, seconds(r.ColdStartS))
+	} else {
+		row("time to first token", "%s warm · %s cold (loading the model takes %s)", seconds(r.TTFT), seconds(r.TTFTColdS), seconds(r.ColdStartS))
+	}
 	row("prefill", "%s   (%d tokens in %s)", rate(r.Prefill.TokensPerS), r.Prefill.Tokens, seconds(r.Prefill.Seconds))
 	d := r.Decode
 	row("decode", "%s   (%d tokens in %s)", rate(d.TokensPerS), d.Tokens, seconds(d.Seconds))
@@ -117,8 +123,14 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		}
 	}
 	if l := r.TurnLatency; l != nil {
-		row("turns", "%d · first token %s p50, %s p95 · whole answer %s p50, %s p95 (warm turns)",
-			len(r.Turns), seconds(l.TTFTP50), seconds(l.TTFTP95), seconds(l.TotalP50), seconds(l.TotalP95))
+		warm := 0
+		for _, t := range r.Turns {
+			if !t.Cold {
+				warm++
+			}
+		}
+		row("turns", "%d · first token %s p50, %s p95 · whole answer %s p50, %s p95 (the %d turns without a cold start)",
+			len(r.Turns), seconds(l.TTFTP50), seconds(l.TTFTP95), seconds(l.TotalP50), seconds(l.TotalP95), warm)
 	}
 	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	assumed := 0

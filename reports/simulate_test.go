@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -81,5 +82,23 @@ func TestFlatten(t *testing.T) {
 	}
 	if v, ok := Lookup(fields, "a.b"); !ok || v != "1.5" {
 		t.Errorf("Lookup a.b = %q %v", v, ok)
+	}
+}
+
+// TestSessionTTFTSaysWhichTurn: a session prints two first-token figures —
+// the first turn's and the spread of the others — and says which is which,
+// so one screen does not show two different "warm TTFT" figures unnamed.
+func TestSessionTTFTSaysWhichTurn(t *testing.T) {
+	r := compareResult("seed-c", 0.813, 1000, 20, 50, 1.1, 45, 0.68, 0.99)
+	r.Turns = []sim.Turn{{Cold: true, Prompt: 259}, {Prompt: 53}, {Prompt: 48}}
+	r.TurnLatency = &sim.TurnLatency{TTFTP50: 0.19, TTFTP95: 0.2, TotalP50: 10, TotalP95: 11}
+	var b bytes.Buffer
+	if err := SimulateTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the first turn's 259-token prompt", "(the 2 turns without a cold start)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
