@@ -171,19 +171,6 @@ func TestReferences(t *testing.T) {
 	}
 }
 
-func TestClosestNames(t *testing.T) {
-	known := []string{"decode.tokens_per_s", "decode.tokens", "prefill.tokens_per_s", "ttft_s", "memory.dram_bytes"}
-	if got := closestNames("decode.token_per_s", known, 3); len(got) == 0 || got[0] != "decode.tokens_per_s" {
-		t.Errorf("closest to decode.token_per_s: %v", got)
-	}
-	if got := closestNames("tokens_per_s", known, 3); !slices.Equal(got[:2], []string{"decode.tokens_per_s", "prefill.tokens_per_s"}) {
-		t.Errorf("closest to tokens_per_s: %v", got)
-	}
-	if levenshtein("kitten", "sitting") != 3 || levenshtein("", "abc") != 3 || levenshtein("°C", "C") != 1 {
-		t.Error("levenshtein")
-	}
-}
-
 // TestChecks: margins per clause, a null metric fails with the reason, a
 // chip the spec lacks a figure for fails saying so.
 func TestChecks(t *testing.T) {

@@ -3,6 +3,7 @@ package advisor
 import (
 	"errors"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 	"math"
 	"reflect"
 	"slices"
@@ -151,69 +152,12 @@ func exprMessage(err error) string {
 // unknownName is the error for a path the environment lacks, with the
 // closest known names.
 func (e *Env) unknownName(flag, text, name string) error {
-	near := closestNames(name, e.leaves, 3)
+	near := suggest.Closest(name, e.leaves, 3)
 	hint := ""
 	if len(near) > 0 {
 		hint = "; did you mean " + strings.Join(near, ", ") + "?"
 	}
 	return fmt.Errorf("%s %q: unknown name %s%s (names are the keys of edgetwin simulate --format json, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth)", flag, text, name, hint)
-}
-
-// closestNames returns up to n known names near name: the nearest by edit
-// distance (names that end with it count as nearest), then any within two
-// edits of the nearest and within half of name's length.
-func closestNames(name string, known []string, n int) []string {
-	score := func(k string) int {
-		if strings.HasSuffix(k, "."+name) {
-			return 0
-		}
-		return levenshtein(name, k)
-	}
-	sorted := slices.Clone(known)
-	slices.SortStableFunc(sorted, func(a, b string) int {
-		if d := score(a) - score(b); d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
-	if len(sorted) == 0 {
-		return nil
-	}
-	best := score(sorted[0])
-	out := sorted[:1]
-	for _, k := range sorted[1:] {
-		if len(out) == n {
-			break
-		}
-		if s := score(k); s > best+2 || s > max(2, len(name)/2) {
-			break
-		}
-		out = append(out, k)
-	}
-	return out
-}
-
-// levenshtein is the edit distance between a and b, in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	row := make([]int, len(rb)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		diag := row[0]
-		row[0] = i
-		for j := 1; j <= len(rb); j++ {
-			up := row[j]
-			sub := diag
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			row[j] = min(up+1, row[j-1]+1, sub)
-			diag = up
-		}
-	}
-	return row[len(rb)]
 }
 
 // references lists the environment paths an expression reads: identifiers

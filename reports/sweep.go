@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 	"io"
 	"math"
 	"reflect"
@@ -81,51 +82,11 @@ func CheckMetrics(names []string) error {
 		case seen[n]:
 			return fmt.Errorf("--metrics lists %s twice", n)
 		case !slices.Contains(keys, n):
-			return fmt.Errorf("--metrics %s is not a numeric key of the simulate result; closest: %s (all: edgetwin simulate --format json)", n, strings.Join(closest(n, keys, 3), ", "))
+			return fmt.Errorf("--metrics %s is not a numeric key of the simulate result; closest: %s (all: edgetwin simulate --format json)", n, strings.Join(suggest.Closest(n, keys, 3), ", "))
 		}
 		seen[n] = true
 	}
 	return nil
-}
-
-// closest returns up to n keys near name: those that end with it first,
-// then by edit distance, leaving out keys that differ in more than half
-// of name unless nothing is nearer.
-func closest(name string, keys []string, n int) []string {
-	score := func(k string) int {
-		if strings.HasSuffix(k, "."+name) {
-			return 0
-		}
-		return 1 + editDistance(name, k)
-	}
-	sorted := slices.Clone(keys)
-	slices.SortStableFunc(sorted, func(a, b string) int { return score(a) - score(b) })
-	near := 1
-	for near < min(n, len(sorted)) && score(sorted[near]) <= 1+len(name)/2 {
-		near++
-	}
-	return sorted[:near]
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // MetricValues reads the named metrics (checked by CheckMetrics) from a

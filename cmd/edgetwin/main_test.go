@@ -125,6 +125,8 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"simulate", "--policy", filepath.Join(dir, "missing.yaml")}, "cannot read policy file: no such file"},
 		{[]string{"simulate", "--set", "units.npu.ops=[matmul, softmax]"}, "\"softmax\" is not an operator"},
 		{[]string{"catalog", "show", "nope"}, "no catalog chip, model or runtime"},
+		{[]string{"simulate", "--runtme", "genie"}, "unknown flag: --runtme; did you mean --runtime?"},
+		{[]string{"sweep", "--vary", "ctx=128,256", "--metrics", "l3_miss"}, "closest: memory.l3_miss_rate"},
 	} {
 		code, out, errs := edgetwin(tc.args...)
 		expectBadInput(t, tc.args, code, out, errs, tc.want)

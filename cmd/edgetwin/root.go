@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/suggest"
+	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
@@ -79,7 +81,28 @@ memory traffic and L3 miss rates. Start with: edgetwin simulate`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput{flagHint(c, err)} })
 	root.AddCommand(newSimulate(), newSweep(), newCompare(), newAdvise(), newCalibrate(), newCatalog(), newReport())
 	return root
+}
+
+// flagHint adds a "did you mean" to an unknown flag: the nearest flags
+// the command has, by the one suggester (internal/suggest).
+func flagHint(c *cobra.Command, err error) error {
+	msg := err.Error()
+	_, name, ok := strings.Cut(msg, "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	near := suggest.Closest(strings.Fields(name + " ")[0], names, 2)
+	if len(near) == 0 {
+		return err
+	}
+	return fmt.Errorf("%s; did you mean --%s? (edgetwin %s --help lists the flags)", msg, strings.Join(near, " or --"), c.Name())
 }
