@@ -77,7 +77,11 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 			p.unit += compute
 		} else {
 			n := max(1, int(math.Ceil(streamed/e.tile)))
-			p.stream(n, compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(spans)))
+			lat := float64(e.cfg.Chip.Memory.DRAM.Latency)
+			if dram == 0 {
+				lat = float64(e.cfg.Chip.Memory.L3.Latency)
+			}
+			p.stream(n, compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(spans)), lat)
 		}
 		e.st.dispatch += d
 		e.st.compute += compute
@@ -118,12 +122,15 @@ func (e *engine) setupOf(descriptors int) float64 {
 const pipeKeep = 4
 
 // stream runs n identical tiles through the pipe, each computed in c
-// seconds once its transfer of t seconds has followed a set-up of s.
-func (p *pipe) stream(n int, c, t, s float64) {
+// seconds once its transfer of t seconds has followed a set-up of s and
+// the memory's latency lat.
+func (p *pipe) stream(n int, c, t, s, lat float64) {
 	b := len(p.computed) - 1
 	one := func() {
 		freed := p.computed[(p.tiles+1)%(b+1)] // tile i−b's end: its buffer
-		p.link = math.Max(freed+s, p.link) + t
+		// Requested once set up; its first bytes flow a latency later or
+		// when the link frees, whichever is last (as the event queue).
+		p.link = math.Max(freed+s+lat, p.link) + t
 		p.unit = math.Max(p.unit, p.link) + c
 		p.computed[p.tiles%(b+1)] = p.unit
 		p.tiles++

@@ -37,25 +37,43 @@ type descriptor struct {
 }
 
 // inOrder moves the DMA's transfers over one link one at a time, in the
-// order they are queued.
+// order they are queued. A transfer's first bytes arrive latency after its
+// request (the memory's load-to-use latency): behind a busy link that wait
+// overlaps the transfer before it, on an idle one it shows.
 type inOrder struct {
-	link   *des.Link
-	queue  []inOrderPart // queue[head] is moving when head < len(queue)
-	head   int
-	doneFn func() // i.done, bound once the inOrder has its place in the dmaQueue
+	sim     *des.Sim
+	link    *des.Link
+	latency des.Time
+	queue   []inOrderPart // queue[head] is moving when head < len(queue)
+	head    int
+	doneFn  func() // i.done, bound once the inOrder has its place in the dmaQueue
+	startFn func() // i.startHead, bound likewise
 }
 
 type inOrderPart struct {
 	bytes float64
+	ready des.Time // request time + latency: when its first bytes can flow
 	done  func()
 }
 
-// send queues a transfer of bytes and calls done once it has moved.
+// send queues a transfer of bytes requested now and calls done once it
+// has moved.
 func (i *inOrder) send(bytes float64, done func()) {
-	i.queue = append(i.queue, inOrderPart{bytes, done})
+	i.queue = append(i.queue, inOrderPart{bytes, i.sim.Now() + i.latency, done})
 	if len(i.queue)-i.head == 1 {
-		i.link.Send(bytes, 0, i.doneFn)
+		i.startHead()
 	}
+}
+
+// startHead starts the transfer at the head of the queue once its first
+// bytes can flow.
+func (i *inOrder) startHead() {
+	part := &i.queue[i.head]
+	if wait := part.ready - i.sim.Now(); wait > 0 {
+		i.sim.After(wait, i.startFn)
+		return
+	}
+	i.link.Send(part.bytes, 0, i.doneFn)
 }
 
 // done ends the moving transfer and starts the next. A drained queue
@@ -67,14 +85,19 @@ func (i *inOrder) done() {
 	if i.head++; i.head == len(i.queue) {
 		i.queue, i.head = i.queue[:0], 0
 	} else {
-		i.link.Send(i.queue[i.head].bytes, 0, i.doneFn)
+		i.startHead()
 	}
 	finished()
 }
 
-func newDMAQueue(s *des.Sim, dram, l3 *des.Link, channels int, setup float64) *dmaQueue {
-	q := &dmaQueue{sim: s, dram: inOrder{link: dram}, l3: inOrder{link: l3}, setup: des.Seconds(setup)}
+// newDMAQueue is a queue of channels DMA channels, each descriptor paying
+// setup seconds, over the dram and l3 links with their latencies.
+func newDMAQueue(s *des.Sim, dram, l3 *des.Link, dramLatency, l3Latency float64, channels int, setup float64) *dmaQueue {
+	q := &dmaQueue{sim: s, setup: des.Seconds(setup),
+		dram: inOrder{sim: s, link: dram, latency: des.Seconds(dramLatency)},
+		l3:   inOrder{sim: s, link: l3, latency: des.Seconds(l3Latency)}}
 	q.dram.doneFn, q.l3.doneFn = q.dram.done, q.l3.done
+	q.dram.startFn, q.l3.startFn = q.dram.startHead, q.l3.startHead
 	for ch := channels - 1; ch >= 0; ch-- {
 		q.free = append(q.free, ch)
 	}

@@ -197,7 +197,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.l3BW = float64(l3.Bandwidth)
 	e.dram = des.NewLink(e.sim, "dram", e.dramBW)
 	e.l3 = des.NewLink(e.sim, "l3", e.l3BW)
-	e.dma = newDMAQueue(e.sim, e.dram, e.l3, chip.DMA.Channels, float64(chip.DMA.Setup))
+	e.dma = newDMAQueue(e.sim, e.dram, e.l3, float64(d.Latency), float64(l3.Latency), chip.DMA.Channels, float64(chip.DMA.Setup))
 	if e.trace != nil {
 		e.dma.now = e.now
 		e.dma.trace = func(ch int, start, bytes float64) {
