@@ -40,7 +40,7 @@ func BenchmarkDecodeStepTileVsLine(b *testing.B) {
 	for _, f := range []Fidelity{Tile, Line} {
 		b.Run(string(f), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				simulateWith(b, opts{chip: "seed-c", model: "seed-moe-3b", prompt: 0, gen: 4, sets: []string{"memory.l3.size=3MiB"}}, "naive", f)
+				simulateWith(b, opts{chip: "seed-c", model: "seed-moe-3b", prompt: 0, gen: 4, sets: []string{"memory.l3.size=3MiB"}}, "naive", f, Shortcuts{})
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4), "ns/step")
 		})

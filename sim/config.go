@@ -23,6 +23,52 @@ const (
 	Line     Fidelity = "line"     // the event simulation, L3 tracked line by line
 )
 
+// Shortcuts names the ways a run skips work while keeping its answer, each
+// to the tolerance its test holds it to. A field set to true switches that
+// shortcut off: the run does the work in full. Which shortcuts a fidelity
+// takes at all is Config.takes' one table.
+type Shortcuts struct {
+	// Leap: an operator's settled middle tiles are skipped over, whole
+	// periods at a time (tile fidelity; exact to a part in 10⁹).
+	Leap bool
+	// PrefillReplay: a prefill pass of work already seen replays its
+	// recorded L3 lookups (tile fidelity; exact).
+	PrefillReplay bool
+	// ScanBypass: a decode step's KV scan that cannot hit skips the L3
+	// (tile fidelity; within 1%).
+	ScanBypass bool
+	// StepReuse: decode steps between simulated ones are interpolated
+	// (tile and analytic; within 1%).
+	StepReuse bool
+}
+
+// shortcut is one of the shortcuts Shortcuts names.
+type shortcut int
+
+const (
+	leap shortcut = iota
+	prefillReplay
+	scanBypass
+	stepReuse
+)
+
+// takes reports whether the run takes shortcut s: the fidelity allows it
+// (line fidelity, the exact reference, takes none; analytic only step
+// reuse) and Exact does not switch it off.
+func (c *Config) takes(s shortcut) bool {
+	switch s {
+	case leap:
+		return c.Fidelity == Tile && !c.Exact.Leap
+	case prefillReplay:
+		return c.Fidelity == Tile && !c.Exact.PrefillReplay
+	case scanBypass:
+		return c.Fidelity == Tile && !c.Exact.ScanBypass
+	case stepReuse:
+		return (c.Fidelity == Tile || c.Fidelity == Analytic) && !c.Exact.StepReuse
+	}
+	return false
+}
+
 // ParseFidelity reads a --fidelity value.
 func ParseFidelity(s string) (Fidelity, error) {
 	switch f := Fidelity(s); f {
@@ -59,7 +105,9 @@ type Config struct {
 	Scenario *workloads.Scenario
 	Duration float64 // seconds; 0 takes the scenario's
 
-	noShortcuts bool // tests: every tile (no stream.leap), every lookup (no replay), every analytic decode step
+	// Exact switches shortcuts off, one by one (the zero value takes every
+	// shortcut the fidelity allows).
+	Exact Shortcuts
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,

@@ -468,7 +468,7 @@ func (e *engine) scans(w workloads.Work) bool {
 	r := e.requests[classKV]
 	repl := e.cfg.Chip.Memory.L3.Replacement
 	// Only decode steps: a prefill reads the KV it has just written.
-	if w.Phase != workloads.Decode || e.l3c == nil || e.cfg.Fidelity != Tile || !r.Allocate || r.Lock || (repl != "lru" && repl != "srrip") {
+	if w.Phase != workloads.Decode || e.l3c == nil || !e.cfg.takes(scanBypass) || !r.Allocate || r.Lock || (repl != "lru" && repl != "srrip") {
 		return false
 	}
 	layers := float64(e.cfg.Model.Layers)

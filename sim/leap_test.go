@@ -59,7 +59,7 @@ func TestLeap(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := configFor(t, c.o)
 			leapt, lc, lf := onePass(t, cfg, c.w)
-			cfg.noShortcuts = true
+			cfg.Exact.Leap = true
 			every, ec, ef := onePass(t, cfg, c.w)
 			t.Logf("%.6f s in %d events; every tile: %.6f s in %d events", leapt, lf, every, ef)
 			if math.Abs(leapt-every) > 1e-9*every || !lc.near(ec) {
@@ -84,7 +84,7 @@ func TestPrefillReplay(t *testing.T) {
 	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 60, Prompt: 512, ContextLimit: 640}
 	run := func(exact bool) *Result {
 		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
-		cfg.Scenario, cfg.noShortcuts = sc, exact
+		cfg.Scenario, cfg.Exact.PrefillReplay = sc, exact
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +150,7 @@ func TestAnalyticStepReuse(t *testing.T) {
 	} {
 		reused := simulate(t, o)
 		cfg := configFor(t, o)
-		cfg.noShortcuts = true
+		cfg.Exact.StepReuse = true
 		exact, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)

@@ -19,10 +19,16 @@ import (
 // runWith simulates with an explicit policy (a built-in id or YAML text).
 func runWith(t *testing.T, o opts, policy string, fidelity Fidelity) *Result {
 	t.Helper()
-	return simulateWith(t, o, policy, fidelity)
+	return simulateWith(t, o, policy, fidelity, Shortcuts{})
 }
 
-func simulateWith(t testing.TB, o opts, policy string, fidelity Fidelity) *Result {
+// runExact is runWith at tile fidelity with the shortcuts exact names off.
+func runExact(t *testing.T, o opts, policy string, exact Shortcuts) *Result {
+	t.Helper()
+	return simulateWith(t, o, policy, Tile, exact)
+}
+
+func simulateWith(t testing.TB, o opts, policy string, fidelity Fidelity, exact Shortcuts) *Result {
 	t.Helper()
 	var pol *Policy
 	var err error
@@ -35,7 +41,7 @@ func simulateWith(t testing.TB, o opts, policy string, fidelity Fidelity) *Resul
 		t.Fatal(err)
 	}
 	cfg := configFor(t, o)
-	cfg.Policy, cfg.Fidelity = pol, fidelity
+	cfg.Policy, cfg.Fidelity, cfg.Exact = pol, fidelity, exact
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +243,7 @@ func TestStepReuse(t *testing.T) {
 		{opts{chipSrc: minimalChip, prompt: 256, gen: 40}, "stream-weights"},
 	} {
 		reused := runWith(t, c.o, c.policy, Tile)
-		exact := runWith(t, c.o, c.policy, stepEveryToken)
+		exact := runExact(t, c.o, c.policy, Shortcuts{StepReuse: true})
 		within1Percent(t, c.o.model+" "+c.policy+", with reuse and without", []closeness{
 			{"decode tokens/s", *reused.Decode.TokensPerS, *exact.Decode.TokensPerS, false},
 			{"p99 ms/token", *reused.Decode.MsPerToken.P99, *exact.Decode.MsPerToken.P99, false},
@@ -256,17 +262,17 @@ func TestStepMemoUnderThrottling(t *testing.T) {
 		t.Skip("simulates every decode step of 40 s")
 	}
 	sc := &workloads.Scenario{Name: "hot", Kind: workloads.Sustained, Duration: 40, Prompt: 512}
-	run := func(f Fidelity) *Result {
+	run := func(exact bool) *Result {
 		// A skin trip at 30 °C throttles within seconds.
 		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
-		cfg.Scenario, cfg.Fidelity = sc, f
+		cfg.Scenario, cfg.Exact.StepReuse = sc, exact
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	memo, exact := run(Tile), run(stepEveryToken)
+	memo, exact := run(false), run(true)
 	if exact.Thermal.ThrottleOnsetS == nil || *exact.Thermal.ThrottleOnsetS > 20 {
 		t.Fatalf("throttle onset %v s: the test needs clocks that move", exact.Thermal.ThrottleOnsetS)
 	}
@@ -584,7 +590,7 @@ func TestKVScanBypass(t *testing.T) {
 		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: 2048, gen: 24}, "stream-weights"},
 	} {
 		fast := runWith(t, c.o, c.policy, Tile)
-		full := runWith(t, c.o, c.policy, tileNoScan)
+		full := runExact(t, c.o, c.policy, Shortcuts{ScanBypass: true})
 		within1Percent(t, c.o.model+" "+c.policy+", with the bypass and without", []closeness{
 			{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false},
 			{"TTFT", fast.TTFT, full.TTFT, false},

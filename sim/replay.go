@@ -35,7 +35,7 @@ type recording struct {
 // there is one, or records one.
 func (e *engine) startReplay(w workloads.Work) {
 	e.recording, e.replaying = nil, false
-	if w.Phase != workloads.Prefill || e.l3c == nil || e.cfg.Fidelity != Tile || e.cfg.noShortcuts {
+	if w.Phase != workloads.Prefill || e.l3c == nil || !e.cfg.takes(prefillReplay) {
 		return
 	}
 	k := recordingKey{tokens: w.Tokens, context: w.Context, batch: w.Batch}

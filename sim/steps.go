@@ -35,17 +35,7 @@ const (
 // reuses reports whether decode steps may be interpolated: at tile and
 // analytic fidelity (where a step costs little, but a calibration fit
 // runs thousands of decodes); not at line fidelity, the exact reference.
-func (e *engine) reuses() bool {
-	f := e.cfg.Fidelity
-	return f == Tile || f == tileNoScan || f == Analytic && !e.cfg.noShortcuts
-}
-
-// Variants of the tile fidelity for tests: without step reuse, and
-// without the KV scan bypass.
-const (
-	stepEveryToken Fidelity = "tile-every-step"
-	tileNoScan     Fidelity = "tile-no-scan-bypass"
-)
+func (e *engine) reuses() bool { return e.cfg.takes(stepReuse) }
 
 // simulated is one decode step simulated in full.
 type simulated struct {

@@ -225,7 +225,7 @@ const (
 // counter increments, skips ahead (see Leaping).
 func (s *stream) leap() {
 	e := s.e
-	if e.trace != nil || e.cfg.noShortcuts || e.cfg.Fidelity == Line || e.recording != nil {
+	if e.trace != nil || !e.cfg.takes(leap) || e.recording != nil {
 		return
 	}
 	k := s.computed - 1
