@@ -77,10 +77,20 @@ type Sweep struct {
 	Measure func(r *sim.Result, metrics []string) ([]*float64, error)
 	// Progress, when a terminal, shows a progress bar.
 	Progress io.Writer
+	// Sample, when set, runs Sample.N points drawn from the axes instead
+	// of their grid; point i is then the i-th draw.
+	Sample *Sample
+
+	picks [][]int // the sample's draws, once computed
+	once  sync.Once
 }
 
-// Len is the number of points: the product of the axes' lengths.
+// Len is the number of points: the product of the axes' lengths, or the
+// sample's size.
 func (s *Sweep) Len() int {
+	if s.Sample != nil {
+		return s.Sample.N
+	}
 	n := 1
 	for _, a := range s.Axes {
 		n *= len(a.Values)
@@ -113,14 +123,27 @@ type point struct {
 	names  []string  // the varied --set values alone, for messages
 }
 
-// point returns the i-th combination in range order: the last axis
-// turns fastest.
+// point returns the i-th combination in range order (the last axis
+// turns fastest), or the sample's i-th draw.
 func (s *Sweep) point(i int) point {
 	p := point{varied: make([]float64, len(s.Axes)), sets: slices.Clone(s.Sets)}
-	for k := len(s.Axes) - 1; k >= 0; k-- {
-		a := s.Axes[k]
-		p.varied[k] = a.Values[i%len(a.Values)]
-		i /= len(a.Values)
+	if s.Sample != nil {
+		s.once.Do(func() {
+			sizes := make([]int, len(s.Axes))
+			for k, a := range s.Axes {
+				sizes[k] = len(a.Values)
+			}
+			s.picks = s.Sample.picks(sizes)
+		})
+		for k, a := range s.Axes {
+			p.varied[k] = a.Values[s.picks[i][k]]
+		}
+	} else {
+		for k := len(s.Axes) - 1; k >= 0; k-- {
+			a := s.Axes[k]
+			p.varied[k] = a.Values[i%len(a.Values)]
+			i /= len(a.Values)
+		}
 	}
 	for k, a := range s.Axes {
 		if a.Field != FieldKV && a.Field != FieldCtx {

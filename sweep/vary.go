@@ -32,8 +32,19 @@ const MaxPoints = 10000
 
 const varyForms = "(forms: FIELD=a..b:step, FIELD=a..b:xN with N above 1, or FIELD=a,b,c; e.g. kv=1MiB..16MiB:1MiB, ctx=128..4096:x2, memory.l3.size=3MiB,6MiB,12MiB)"
 
-// ParseVaries reads every --vary flag and checks that they go together.
+// ParseVaries reads every --vary flag and checks that they go together,
+// as a grid of at most MaxPoints points.
 func ParseVaries(flags []string) ([]Axis, error) {
+	return parseAxes(flags, true)
+}
+
+// ParseSpace reads every --vary flag as the axes of a space to sample
+// (see Sample): each axis is bounded, their product is not.
+func ParseSpace(flags []string) ([]Axis, error) {
+	return parseAxes(flags, false)
+}
+
+func parseAxes(flags []string, grid bool) ([]Axis, error) {
 	if len(flags) == 0 {
 		return nil, inputErrorf("--vary is required %s", varyForms)
 	}
@@ -52,8 +63,8 @@ func ParseVaries(flags []string) ([]Axis, error) {
 			return nil, inputErrorf("--vary kv and --vary ctx both set the context length; vary one of them")
 		}
 		seen[a.Field] = true
-		if total *= len(a.Values); total > MaxPoints {
-			return nil, inputErrorf("--vary: the ranges give more than %d points together; use coarser steps or fewer fields", MaxPoints)
+		if total = min(total*len(a.Values), MaxPoints+1); grid && total > MaxPoints {
+			return nil, inputErrorf("--vary: the ranges give more than %d points together; use coarser steps or fewer fields, or sample the space (--sample lhs:N)", MaxPoints)
 		}
 		axes = append(axes, a)
 	}

@@ -17,12 +17,13 @@ import (
 
 func newSweep() *cobra.Command {
 	var (
-		f       runFlags
-		varies  []string
-		metrics []string
-		plotTo  string
-		shard   string
-		shards  int
+		f          runFlags
+		varies     []string
+		metrics    []string
+		plotTo     string
+		sampleSpec string
+		shard      string
+		shards     int
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep --vary FIELD=RANGE... --metrics KEY,...",
@@ -61,7 +62,12 @@ Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with --shards N). Give the
 parts to "edgetwin sweep merge", which prints what the whole sweep would.
 
 --plot FILE.png|FILE.svg|FILE.pdf draws one panel per metric over the
-first field, one line per combination of the others.`,
+first field, one line per combination of the others.
+
+--sample lhs:N (or random:N) runs N points drawn from the space the --vary
+ranges span, which may then be far larger than 10000 points: a Latin
+hypercube covers every axis evenly with few points. The draw follows
+--seed, so a sampled sweep shards and merges like a grid.`,
 		Example: `  edgetwin sweep --soc seed-c --model seed-moe-3b --vary kv=1MiB..16MiB:1MiB \
       --metrics memory.kv_l3_miss_rate,memory.l3_miss_rate,decode.tokens_per_s --plot kv.png
   edgetwin sweep --vary ctx=128..4096:x2 --vary memory.l3.size=3MiB,6MiB,12MiB \
@@ -84,7 +90,19 @@ first field, one line per combination of the others.`,
 			if err := reports.CheckMetrics(metrics); err != nil {
 				return inputErr(err)
 			}
-			axes, err := sweep.ParseVaries(varies)
+			parse := sweep.ParseVaries
+			var sample *sweep.Sample
+			if sampleSpec != "" {
+				sm, err := sweep.ParseSample(sampleSpec, f.seed)
+				if err != nil {
+					return err
+				}
+				if plotTo != "" {
+					return inputErrorf("--plot draws the lines of a grid; a --sample has none: print it (--format csv) and plot its points yourself")
+				}
+				sample, parse = &sm, sweep.ParseSpace
+			}
+			axes, err := parse(varies)
 			if err != nil {
 				return err
 			}
@@ -100,7 +118,7 @@ first field, one line per combination of the others.`,
 				return err
 			}
 			s := &sweep.Sweep{
-				Axes: axes, Metrics: metrics, Sets: f.sets, Measure: reports.MetricValues, Progress: cmd.ErrOrStderr(),
+				Axes: axes, Metrics: metrics, Sets: f.sets, Measure: reports.MetricValues, Progress: cmd.ErrOrStderr(), Sample: sample,
 				Load: func(sets []string) (sim.Config, error) {
 					pf := f
 					pf.sets = sets
@@ -133,6 +151,7 @@ first field, one line per combination of the others.`,
 	fl.StringArrayVar(&varies, "vary", nil, "FIELD=RANGE: a..b:step, a..b:xN or a,b,c; FIELD is kv, ctx or a --set path; repeatable, the first outermost")
 	fl.StringSliceVar(&metrics, "metrics", nil, "result key paths to report, comma-separated (decode.tokens_per_s,memory.kv_l3_miss_rate)")
 	fl.StringVar(&plotTo, "plot", "", "draw the metrics over the first --vary field into FILE.png, FILE.svg or FILE.pdf")
+	fl.StringVar(&sampleSpec, "sample", "", "run N points drawn from the --vary space instead of its grid: random:N, or lhs:N (a Latin hypercube: every axis covered evenly); drawn with --seed, in draw order")
 	fl.StringVar(&shard, "shard", "", "run one shard, I/N (the points whose index is I mod N), or auto (from a Slurm array or a Kubernetes Indexed Job), as JSON Lines")
 	fl.IntVar(&shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
 	cmd.AddCommand(newSweepMerge())

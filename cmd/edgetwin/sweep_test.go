@@ -327,3 +327,45 @@ func TestSweepShardBadInput(t *testing.T) {
 		expectBadInput(t, tc.args, code, out, errs, tc.want)
 	}
 }
+
+// TestSweepSample: --sample lhs:N runs N points of a space far larger
+// than a grid may be (32 × 181 × 16 values here), each value inside its
+// range; the same --seed draws the same points and shards merge to them,
+// another --seed draws others, and --plot is refused (a sample has no
+// lines to draw).
+func TestSweepSample(t *testing.T) {
+	args := []string{"--soc", "seed-c", "--model", "seed-moe-3b", "--fidelity", "analytic", "--gen", "4",
+		"--vary", "ctx=128..4096:128", "--vary", "memory.dram.bandwidth=20GB/s..200GB/s:1GB/s", "--vary", "memory.l3.size=3MiB..48MiB:3MiB",
+		"--metrics", "decode.tokens_per_s", "--sample", "lhs:6"}
+	code, whole, errs := sweepCLI(append(slices.Clone(args), "--format", "csv")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if rows := strings.Count(whole, "\n"); rows != 7 {
+		t.Errorf("%d lines, want a header and 6 points:\n%s", rows, whole)
+	}
+	if _, again, _ := sweepCLI(append(slices.Clone(args), "--format", "csv")...); again != whole {
+		t.Error("the same seed drew other points")
+	}
+	if _, other, _ := sweepCLI(append(slices.Clone(args), "--format", "csv", "--seed", "2")...); other == whole {
+		t.Error("another seed drew the same points")
+	}
+	dir := t.TempDir()
+	var parts []string
+	for i := range 2 {
+		code, out, errs := sweepCLI(append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", i))...)
+		if code != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, code, errs)
+		}
+		parts = append(parts, filepath.Join(dir, fmt.Sprintf("p%d.jsonl", i)))
+		if err := os.WriteFile(parts[i], []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, merged, errs := edgetwin(append([]string{"sweep", "merge", "--format", "csv"}, parts...)...); code != 0 || merged != whole {
+		t.Errorf("merged shards: exit %d, %s\n%s\nwant\n%s", code, errs, merged, whole)
+	}
+	if code, _, errs := sweepCLI(append(slices.Clone(args), "--plot", filepath.Join(dir, "p.png"))...); code != 2 || !strings.Contains(errs, "a --sample has none") {
+		t.Errorf("--plot with --sample: exit %d, %s", code, errs)
+	}
+}
