@@ -344,8 +344,16 @@ func citeThermalDefaults(prov []spec.Entry, s *SoC) {
 	if !ok {
 		return
 	}
+	// A package the chip's file chooses on an assumption lends only
+	// assumptions, whatever their own sources.
+	chosen := s.ThermalPackage != ""
+	for _, p := range prov {
+		if p.Path == "thermal_package" && strings.HasPrefix(p.Source, "assumed") {
+			chosen = false
+		}
+	}
 	whose := "the default phone's"
-	if s.ThermalPackage != "" {
+	if s.ThermalPackage != "" && pkg.ID != "phone" {
 		whose = "the " + pkg.ID + " package's"
 	}
 	for i, p := range prov {
@@ -365,7 +373,7 @@ func citeThermalDefaults(prov []spec.Entry, s *SoC) {
 		if !ok {
 			continue
 		}
-		if reason, assumed := strings.CutPrefix(c, "assumed: "); assumed || s.ThermalPackage == "" {
+		if reason, assumed := strings.CutPrefix(c, "assumed: "); assumed || !chosen {
 			prov[i].Source = "assumed: " + whose + " — " + reason
 			if !assumed {
 				prov[i].Source = "assumed: " + whose + " — " + c
