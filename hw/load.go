@@ -22,6 +22,26 @@ type Chip struct {
 	ID string
 	// Provenance lists every figure with its source.
 	Provenance []spec.Entry
+	// Heat says which device heated the chip.
+	Heat Heat
+}
+
+// Heat is where a chip's thermal network came from: a package of the
+// catalog (the one the chip names, or the passive phone), or the chip
+// file's own.
+type Heat struct {
+	// Package is the id of the package the chip names (the phone when it
+	// names none), and Own whether the file gives its own network instead
+	// of the package's.
+	Package string
+	Own     bool
+	// Title describes the device for a report: "fan-cooled dev board", or
+	// "the chip file's own network".
+	Title string
+	// Ambient is the ambient temperature, and AmbientAssumed whether its
+	// source is an assumption.
+	Ambient        units.Celsius
+	AmbientAssumed bool
 }
 
 var unitName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
@@ -64,7 +84,8 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 	}
 	// Whole default sections go in before overrides, so --set can reach
 	// into them.
-	if err := applyThermal(doc); err != nil {
+	heat, err := applyThermal(doc, sets)
+	if err != nil {
 		return nil, err
 	}
 	if cal != nil {
@@ -104,8 +125,14 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 		return nil, err
 	}
 	prov := doc.Provenance("", s.Sources)
-	citeThermalDefaults(prov, s.Governor)
-	return &Chip{SoC: s, ID: file, Provenance: prov}, nil
+	citeThermalDefaults(prov, &s)
+	heat.Ambient = s.Thermal.Ambient
+	for _, p := range prov {
+		if p.Path == "thermal.ambient" {
+			heat.AmbientAssumed = strings.HasPrefix(p.Source, "assumed")
+		}
+	}
+	return &Chip{SoC: s, ID: file, Provenance: prov, Heat: heat}, nil
 }
 
 // LoadFile reads a chip file from disk.
@@ -230,55 +257,130 @@ func defaultOPP(clock float64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// applyThermal gives a chip without a thermal network or governor the
-// passive phone's, each figure assumed.
-func applyThermal(doc *spec.Doc) error {
-	// The default governor throttles the units this chip has.
-	gov := thermal.PhoneGovernor()
+// applyThermal gives a chip the network and governor of its thermal
+// package wherever its file gives none: the package it names
+// (thermal_package), else the passive phone, each figure assumed. A
+// thermal_package given by --set replaces the file's own network too (it
+// puts the chip in another device); a governor the file gives stays, being
+// the chip's firmware rather than its device's.
+func applyThermal(doc *spec.Doc, sets []spec.Override) (Heat, error) {
+	id, setByFlag := "", false
+	for _, o := range sets {
+		if o.Path == "thermal_package" {
+			id, setByFlag = o.Value, true
+		}
+	}
+	if !setByFlag {
+		id = doc.Value("thermal_package")
+	}
+	pkg, err := lookupPackage(doc, id, setByFlag)
+	if err != nil {
+		return Heat{}, err
+	}
+	heat := Heat{Package: pkg.ID, Title: pkg.Title}
+	if doc.Has("thermal") && !setByFlag {
+		heat.Own, heat.Title = true, "the chip file's own network"
+		if id != "" {
+			heat.Title += ", " + pkg.Title + " class"
+		}
+	}
+	// The package's governor throttles the units this chip has.
+	gov := pkg.Governor
 	known := append(doc.Names("units"), "dram")
 	var trips []thermal.Trip
 	for _, t := range gov.Trips {
-		t.Units = slices.DeleteFunc(t.Units, func(u string) bool { return !slices.Contains(known, u) })
+		t.Units = slices.DeleteFunc(slices.Clone(t.Units), func(u string) bool { return !slices.Contains(known, u) })
 		if len(t.Units) > 0 {
 			trips = append(trips, t)
 		}
 	}
 	gov.Trips = trips
 	for _, d := range []struct {
-		path string
-		v    any
-	}{{"thermal", thermal.PhoneDefault()}, {"governor", gov}} {
+		path    string
+		v       any
+		replace bool
+	}{{"thermal", pkg.Spec, setByFlag}, {"governor", gov, false}} {
 		text, err := spec.Encode(d.v)
 		if err != nil {
-			return err
+			return Heat{}, err
 		}
-		if err := doc.Default(d.path, string(text), &SoC{}, "assumed"); err != nil {
-			return err
+		put := doc.Default
+		if d.replace {
+			put = doc.Set
+		}
+		if err := put(d.path, string(text), &SoC{}, "assumed"); err != nil {
+			return Heat{}, err
 		}
 	}
-	return nil
+	return heat, nil
 }
 
-// citeThermalDefaults names, for the assumed phone network's figures, what
-// each is based on. The default governor keeps only the trips of units the
-// chip has, so its trips are matched to the phone's by node.
-func citeThermalDefaults(prov []spec.Entry, gov *thermal.GovernorSpec) {
-	phone := thermal.PhoneGovernor().Trips
+// lookupPackage finds the package a chip names; none is the phone.
+func lookupPackage(doc *spec.Doc, id string, setByFlag bool) (thermal.Enclosure, error) {
+	if id == "" {
+		id = "phone"
+	}
+	pkg, ok := thermal.LookupPackage(id)
+	if !ok {
+		msg := fmt.Sprintf("unknown thermal package %q: use one of %s, or give the chip's own thermal and governor sections", id, strings.Join(thermal.PackageIDs(), ", "))
+		if setByFlag {
+			return pkg, &spec.Error{File: "--set", Path: "thermal_package", Msg: msg}
+		}
+		return pkg, doc.Errorf("thermal_package", "%s", msg)
+	}
+	return pkg, nil
+}
+
+// citeThermalDefaults names, for the assumed package figures, what each is
+// based on. A package's governor keeps only the trips of units the chip
+// has, so its trips are matched to the package's by node and temperature.
+// A chip that names no package keeps the default phone's wording.
+func citeThermalDefaults(prov []spec.Entry, s *SoC) {
+	id := s.ThermalPackage
+	if id == "" {
+		id = "phone"
+	}
+	pkg, ok := thermal.LookupPackage(id)
+	if !ok {
+		return
+	}
+	// A package the chip's file chooses on an assumption lends only
+	// assumptions, whatever their own sources.
+	chosen := s.ThermalPackage != ""
+	for _, p := range prov {
+		if p.Path == "thermal_package" && strings.HasPrefix(p.Source, "assumed") {
+			chosen = false
+		}
+	}
+	whose := "the default phone's"
+	if s.ThermalPackage != "" && pkg.ID != "phone" {
+		whose = "the " + pkg.ID + " package's"
+	}
 	for i, p := range prov {
 		if p.Source != "assumed" {
 			continue
 		}
 		key := p.Path
-		if rest, ok := strings.CutPrefix(key, "governor.trips."); ok && gov != nil {
+		if rest, ok := strings.CutPrefix(key, "governor.trips."); ok && s.Governor != nil {
 			idx, field, _ := strings.Cut(rest, ".")
-			if n, err := strconv.Atoi(idx); err == nil && n < len(gov.Trips) {
-				at := slices.IndexFunc(phone, func(t thermal.Trip) bool { return t.Node == gov.Trips[n].Node })
+			if n, err := strconv.Atoi(idx); err == nil && n < len(s.Governor.Trips) {
+				t := s.Governor.Trips[n]
+				at := slices.IndexFunc(pkg.Governor.Trips, func(pt thermal.Trip) bool { return pt.Node == t.Node && pt.Temp == t.Temp })
 				key = fmt.Sprintf("governor.trips.%d.%s", at, field)
 			}
 		}
-		if c, ok := thermal.PhoneSources[key]; ok {
-			prov[i].Source = "assumed: the default phone's — " + strings.TrimPrefix(c, "assumed: ")
+		c, ok := pkg.Sources[key]
+		if !ok {
+			continue
 		}
+		if reason, assumed := strings.CutPrefix(c, "assumed: "); assumed || !chosen {
+			prov[i].Source = "assumed: " + whose + " — " + reason
+			if !assumed {
+				prov[i].Source = "assumed: " + whose + " — " + c
+			}
+			continue
+		}
+		prov[i].Source = c + " (thermal_package " + pkg.ID + ")"
 	}
 }
 

@@ -4,10 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 )
 
 // minimal is CONTRACT.md's smallest valid chip.
@@ -334,5 +336,74 @@ units:
 	}
 	if got := u.ThreadShare(1); math.Abs(got-0.5) > 1e-12 {
 		t.Errorf("one thread: share %g, want 0.5", got)
+	}
+}
+
+// TestThermalPackages: every catalog chip names its device, which decides
+// the network it is heated by; --set thermal_package moves a chip into
+// another device but keeps the governor its file gives; an unknown package
+// is an input error that lists the known ones.
+func TestThermalPackages(t *testing.T) {
+	want := map[string]string{
+		"snapdragon-8-gen2": "phone", "snapdragon-8-gen3": "phone", "snapdragon-8-elite": "phone",
+		"snapdragon-8-elite-gen5": "phone", "dimensity-9300": "phone", "apple-a17-pro": "phone",
+		"apple-m2": "laptop-fanless", "apple-m2-max": "laptop-fan", "snapdragon-x-elite": "laptop-fan",
+		"jetson-orin-nano": "board-fan", "jetson-agx-orin": "board-fan", "raspberry-pi-5": "board-bare",
+		"rk3588": "board-heatsink", "rk3576": "board-heatsink", "seed-a": "phone", "seed-b": "phone", "seed-c": "phone",
+	}
+	for _, id := range ChipIDs() {
+		c, err := LoadChip(id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ThermalPackage == "" || c.Heat.Package != want[id] {
+			t.Errorf("%s names thermal package %q (heated by %q), want %q", id, c.ThermalPackage, c.Heat.Package, want[id])
+		}
+		if id == "snapdragon-8-gen3" {
+			if !c.Heat.Own {
+				t.Errorf("%s gives its own network, reported as the package's", id)
+			}
+			continue
+		}
+		pkg, _ := thermal.LookupPackage(want[id])
+		if c.Heat.Own || c.Thermal.Ambient != pkg.Spec.Ambient || len(c.Thermal.Nodes) != len(pkg.Spec.Nodes) {
+			t.Errorf("%s: heated by %+v, not the %s package's network", id, c.Heat, want[id])
+		}
+	}
+	set := func(s string) []spec.Override {
+		o, err := spec.ParseOverride(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []spec.Override{o}
+	}
+	// The Pi 5 with its active cooler: the fan-cooled network, the Pi
+	// firmware's 80/85 °C trips.
+	pi, err := LoadChip("raspberry-pi-5", set("thermal_package=board-fan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pi.Heat.Package != "board-fan" || slices.IndexFunc(pi.Thermal.Nodes, func(n thermal.Node) bool { return n.Kind == thermal.Heatsink }) < 0 {
+		t.Errorf("--set thermal_package=board-fan: heated by %+v with nodes %v", pi.Heat, pi.Thermal.Nodes)
+	}
+	if len(pi.Governor.Trips) != 2 || pi.Governor.Trips[0].Temp != 80 || pi.Governor.Trips[1].Temp != 85 {
+		t.Errorf("the Pi's own governor was replaced: %+v", pi.Governor.Trips)
+	}
+	// Replacing a file's own network, and citing the package's figures.
+	sd, err := LoadChip("snapdragon-8-gen3", set("thermal_package=tablet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd.Heat.Own || sd.Heat.Package != "tablet" || sd.Thermal.Nodes[4].Capacity != 380 {
+		t.Errorf("--set thermal_package=tablet on a chip with its own network: %+v, nodes %v", sd.Heat, sd.Thermal.Nodes)
+	}
+	for _, p := range sd.Provenance {
+		if p.Path == "thermal.nodes.board.capacity" && !strings.HasPrefix(p.Source, "assumed: the tablet package's") {
+			t.Errorf("provenance %+v, want the tablet package's reasoning", p)
+		}
+	}
+	_, err = LoadChip("jetson-agx-orin", set("thermal_package=server"))
+	if err == nil || !strings.Contains(err.Error(), "thermal_package") || !strings.Contains(err.Error(), "board-heatsink") {
+		t.Errorf("an unknown package: %v, want an error naming the field and the packages", err)
 	}
 }

@@ -21,9 +21,15 @@ type SoC struct {
 	// (a built-in id such as naive or kv-first, or a file).
 	Policy string `yaml:"policy,omitempty"`
 	DMA    DMA    `yaml:"dma,omitempty"`
+	// ThermalPackage names the device class the chip sits in, a package of
+	// hw/thermal's catalog (phone, tablet, laptop-fanless, laptop-fan,
+	// board-fan, board-heatsink, board-bare, car-cabin); its network and
+	// governor fill Thermal and Governor where the file gives none.
+	ThermalPackage string `yaml:"thermal_package,omitempty"`
 	// Thermal is the chip's thermal RC network in its device, and Governor
-	// the DVFS governor that reads it; absent, a passive phone's are
-	// assumed (hw/thermal.PhoneDefault and PhoneGovernor).
+	// the DVFS governor that reads it; absent, the named package's are
+	// assumed, or the passive phone's (hw/thermal.PhoneDefault and
+	// PhoneGovernor).
 	Thermal  *thermal.Spec         `yaml:"thermal,omitempty"`
 	Governor *thermal.GovernorSpec `yaml:"governor,omitempty"`
 	Sources  map[string]string     `yaml:"sources,omitempty"`

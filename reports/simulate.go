@@ -117,7 +117,15 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		if th.ThrottleOnsetS != nil {
 			onset = fmt.Sprintf("throttles at %s", seconds(*th.ThrottleOnsetS))
 		}
-		row("heat", "junction peak %.1f °C%s · %s", *th.PeakC, skin, onset)
+		ambient := "ambient"
+		if th.AmbientAssumed {
+			ambient = "assumed ambient"
+		}
+		device := ""
+		if th.Device != "" {
+			device = fmt.Sprintf(" (%s, %s %.0f °C)", th.Device, ambient, th.AmbientC)
+		}
+		row("heat", "junction peak %.1f °C%s%s · %s", *th.PeakC, skin, device, onset)
 		if th.SustainedTokensPerS != nil {
 			row("sustained", "%s over the last minute (first 10 s: %s)", rate(th.SustainedTokensPerS), rate(d.First10sTokensPerS))
 		}

@@ -195,7 +195,9 @@ func (e *engine) fillThermal(r *Result, total float64) {
 	if h.peakJ > criticalTemp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("a junction reached %.0f °C, past the %.0f °C where a device shuts down: leakage outgrows what the thermal network removes (thermal runaway); check static_power, leakage_per_c and the network", h.peakJ, criticalTemp))
 	}
-	r.Thermal = Thermal{PeakC: ptr(h.peakJ), ThrottleOnsetS: h.onset}
+	hs := e.cfg.Chip.Heat
+	r.Thermal = Thermal{Package: hs.Package, Device: hs.Title, AmbientC: float64(hs.Ambient), AmbientAssumed: hs.AmbientAssumed,
+		PeakC: ptr(h.peakJ), ThrottleOnsetS: h.onset}
 	if len(h.skin) > 0 {
 		r.Thermal.SkinPeakC = ptr(h.peakSkin)
 	}

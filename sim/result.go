@@ -307,6 +307,14 @@ type EnergyParts struct {
 // temperatures, when the governor first lowered a clock (null if never),
 // and the decode rate over the last minute of runs of two minutes or more.
 type Thermal struct {
+	// Package is the thermal package that heated the run (the one the chip
+	// names, else phone), Device its description ("fan-cooled dev board",
+	// or the chip file's own network), AmbientC the ambient temperature and
+	// AmbientAssumed whether that figure is assumed.
+	Package             string   `json:"package"`
+	Device              string   `json:"device"`
+	AmbientC            float64  `json:"ambient_c"`
+	AmbientAssumed      bool     `json:"ambient_assumed"`
 	PeakC               *float64 `json:"peak_c"`
 	SkinPeakC           *float64 `json:"skin_peak_c"`
 	ThrottleOnsetS      *float64 `json:"throttle_onset_s"`

@@ -11,19 +11,21 @@ import (
 )
 
 // Node kinds. A junction is a hot spot on the die (an NPU, CPU cluster or
-// GPU); package is the SoC package with its PoP DRAM; board the PCB and what
-// is bolted to it (battery, frame, display); skin the outer surface a hand
-// touches. The kind does not change the physics; it says which node a report
-// calls the junction or the skin.
+// GPU); package is the SoC package with its PoP DRAM (or a module's heat
+// spreader); board the PCB and what is bolted to it (battery, frame,
+// display); skin the outer surface a hand touches; heatsink a finned sink,
+// with or without a fan, that nobody holds. The kind does not change the
+// physics; it says which node a report calls the junction or the skin.
 const (
 	Junction = "junction"
 	Package  = "package"
 	Board    = "board"
 	Skin     = "skin"
+	Heatsink = "heatsink"
 )
 
 // Kinds lists the accepted node kinds.
-var Kinds = []string{Junction, Package, Board, Skin}
+var Kinds = []string{Junction, Package, Board, Skin, Heatsink}
 
 // Spec is a thermal RC network as a chip file describes it: nodes with heat
 // capacities, thermal resistances between nodes and from nodes to ambient
@@ -48,7 +50,7 @@ type Spec struct {
 // its resistance to ambient. ToAmbient 0 (or absent) means no direct path.
 type Node struct {
 	Name      string                `yaml:"name" spec:"required"`
-	Kind      string                `yaml:"kind" spec:"required,oneof=junction|package|board|skin"`
+	Kind      string                `yaml:"kind" spec:"required,oneof=junction|package|board|skin|heatsink"`
 	Capacity  units.JoulesPerKelvin `yaml:"capacity" spec:"required"`
 	ToAmbient units.KelvinPerWatt   `yaml:"to_ambient,omitempty"`
 }
