@@ -45,7 +45,8 @@ const gemvRows = 4
 // array, not by the MACs. An output-stationary array keeps an R×C block of
 // outputs and streams k: ceil(m/R)·ceil(n/C)·k cycles, the same 1/R for a
 // GEMV. Other units (GPU, CPU, DSP) run at peak × efficiency, with the GEMV
-// efficiency for m ≤ 4.
+// efficiency for m ≤ 4, where a few rows cost what one does (or what the
+// GEMM efficiency gives them, if less).
 func (u *Unit) MatmulSeconds(m, n, k int, dt dtype.Dtype, clock float64) float64 {
 	return u.MatmulSecondsFor(m, n, k, dt, clock, "")
 }
@@ -62,14 +63,28 @@ func (u *Unit) MatmulSecondsFor(m, n, k int, dt dtype.Dtype, clock float64, form
 	}
 	eff := u.Efficiency(m, format)
 	if u.Kind != NPU {
+		rate := float64(u.Peak[dt]) * clock / float64(u.Clock)
 		ops := 2 * float64(m) * float64(n) * float64(k)
-		return ops / (float64(u.Peak[dt]) * clock / float64(u.Clock) * eff)
+		if m > 1 && m <= gemvRows {
+			// A matrix-vector kernel's cost is in the weights it reads
+			// and unpacks, once for all its rows, so a few rows cost what
+			// one does; runtimes switch to their GEMM kernel where that
+			// is faster, and a few rows take the cheaper of the two, so
+			// that the cost never jumps between 4 rows and 5. (An NPU's
+			// array is already indifferent to rows up to its height:
+			// arrayCycles.)
+			one := 2 * float64(n) * float64(k) / (rate * eff)
+			return math.Min(one, ops/(rate*u.Efficiency(gemvRows+1, format)))
+		}
+		return ops / (rate * eff)
 	}
 	return u.arrayCycles(m, n, k, dt) / clock / eff
 }
 
 // Efficiency is the fraction of the modelled rate a matrix product with m
-// rows reaches on weights stored in format: the GEMV efficiency for m ≤ 4,
+// rows reaches on weights stored in format: the GEMV efficiency for m ≤ 4
+// (a GEMV kernel's rate at one row; MatMulSeconds charges its few rows as
+// one),
 // else the GEMM one, each overridden per format by GEMVEfficiencyBy and
 // GEMMEfficiencyBy.
 func (u *Unit) Efficiency(m int, format string) float64 {

@@ -75,6 +75,20 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 				sp.StdMs, pct(sp.ContextShare), pct(sp.ClockShare), pct(sp.OtherShare))
 		}
 	}
+	if sp := r.Speculative; sp != nil {
+		assumed := func(yes bool) string {
+			if yes {
+				return " (assumed)"
+			}
+			return ""
+		}
+		breakEven := "never pays off at these costs"
+		if sp.BreakEvenAccept != nil {
+			breakEven = fmt.Sprintf("pays off above α %.2f", *sp.BreakEvenAccept)
+		}
+		row("speculative", "draft %s, %d tokens%s a cycle at α %.2f%s · %.2f tokens a cycle · %.2f× plain decoding, %s",
+			sp.Draft, sp.DraftLen, assumed(sp.DraftLenAssumed), sp.AcceptRate, assumed(sp.AcceptAssumed), sp.TokensPerCycle, sp.Speedup, breakEven)
+	}
 	c := r.Compute
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
 	m := r.Memory
@@ -140,7 +154,11 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		row("turns", "%d · first token %s p50, %s p95 · whole answer %s p50, %s p95 (the %d turns without a cold start)",
 			len(r.Turns), seconds(l.TTFTP50), seconds(l.TTFTP95), seconds(l.TotalP50), seconds(l.TotalP95), warm)
 	}
-	row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
+	if sp := r.Speculative; sp != nil {
+		row("footprint", "weights %s + KV cache %s + draft %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(sp.DraftWeightBytes, units.KindBytes))
+	} else {
+		row("footprint", "weights %s + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
+	}
 	assumed := 0
 	for _, p := range r.Provenance {
 		if strings.HasPrefix(p.Source, "assumed") || strings.Contains(p.Source, "(assumed)") {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -104,6 +105,8 @@ type Config struct {
 	// Gen become each request's, and Duration (or the scenario's) bounds it.
 	Scenario *workloads.Scenario
 	Duration float64 // seconds; 0 takes the scenario's
+	// Draft, when set, decodes speculatively with a draft model.
+	Draft *Draft
 
 	// Exact switches shortcuts off, one by one (the zero value takes every
 	// shortcut the fidelity allows).
@@ -150,16 +153,22 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 // Footprint is what a run keeps in DRAM.
 type Footprint struct {
 	Weights, KV float64 // bytes
+	// Draft is a speculative draft model's weights and KV cache.
+	Draft float64
 }
 
-// Total is weights plus KV cache.
-func (f Footprint) Total() float64 { return f.Weights + f.KV }
+// Total is weights plus KV cache, the draft's included.
+func (f Footprint) Total() float64 { return f.Weights + f.KV + f.Draft }
 
 func footprint(c *Config) Footprint {
-	return Footprint{
+	f := Footprint{
 		Weights: c.Model.WeightBytes(c.Quant),
 		KV:      c.Model.KVBytesPerToken(c.KV) * float64(c.allocated()) * float64(c.Batch),
 	}
+	if d := c.Draft; d != nil {
+		f.Draft = d.Model.WeightBytes(c.Quant) + d.Model.KVBytesPerToken(c.KV)*float64(c.allocated())
+	}
+	return f
 }
 
 // context is the most tokens a sequence's KV cache holds: the depth, the
@@ -181,8 +190,12 @@ func checkFit(c *Config) error {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)
 	if f.Total() > has {
-		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s), has %s%s",
-			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), units.Approx(has, units.KindBytes), contextHint(c, has-f.Weights))
+		draft := ""
+		if f.Draft > 0 {
+			draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
+		}
+		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
+			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, has-f.Weights-f.Draft))
 	}
 	return nil
 }
@@ -255,6 +268,11 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	if c.Draft != nil {
+		if err := c.Draft.validate(c); err != nil {
+			return err
+		}
+	}
 	if c.Duration < 0 {
 		return inputErrorf("--duration %g s is not allowed: must be positive", c.Duration)
 	}
@@ -271,5 +289,17 @@ func (c *Config) validate() error {
 // provenance joins the chip's and the model's provenance.
 func provenance(c *Config) []spec.Entry {
 	out := append([]spec.Entry(nil), c.Chip.Provenance...)
-	return append(out, c.Model.Provenance...)
+	out = append(out, c.Model.Provenance...)
+	if d := c.Draft; d != nil {
+		given := func(assumed bool) string {
+			if assumed {
+				return "assumed"
+			}
+			return "given"
+		}
+		out = append(out,
+			spec.Entry{Path: "draft.len", Value: strconv.Itoa(d.length()), Source: given(d.Len == 0)},
+			spec.Entry{Path: "draft.accept_rate", Value: strconv.FormatFloat(d.accept(), 'g', -1, 64), Source: given(d.Accept == nil)})
+	}
+	return out
 }

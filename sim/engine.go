@@ -80,6 +80,7 @@ type engine struct {
 	passSim   des.Time           // the event kernel's time then
 	clock     float64            // seconds of the run so far, for the bandwidth samples
 	work      workloads.Work     // the pass being run
+	spec      *speculation       // speculative decoding's draft, when the run has one
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any

@@ -43,7 +43,10 @@ type Result struct {
 	TTFTColdS  float64 `json:"ttft_cold_s"`
 	// Turns are a scenario's requests as the user sees them, stage by
 	// stage; TurnLatency summarises them.
-	Turns       []Turn       `json:"turns,omitempty"`
+	Turns []Turn `json:"turns,omitempty"`
+	// Speculative is what speculative decoding did, when the run had a
+	// draft model.
+	Speculative *Speculative `json:"speculative,omitempty"`
 	TurnLatency *TurnLatency `json:"turn_latency,omitempty"`
 
 	Memory  Memory  `json:"memory"`

@@ -37,26 +37,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := e.tilePass
-	if cfg.Fidelity == Analytic {
-		run = e.analyticPass
+	if cfg.Draft != nil {
+		if e.spec, err = e.newSpeculation(); err != nil {
+			return nil, err
+		}
 	}
-	pass := func(name string, w workloads.Work) float64 {
-		e.work = w
-		e.scanBypass(w)
-		dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
-		e.tracePass(start)
-		e.startReplay(w)
-		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
-		e.endReplay()
-		e.trace.span("passes", name, "pass", start, start+t, nil)
-		e.st.samples = append(e.st.samples, BandwidthSample{
-			Pass: name, StartS: start, Seconds: t,
-			DRAMUtil: ratio(e.st.dramBytes-dram, float64(cfg.Chip.Memory.DRAM.Bandwidth)*t),
-			L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
-		})
-		return t
-	}
+	pass := e.pass
 	r := newResult(&cfg, unit.Name, dt)
 	if max := cfg.Model.MaxContext; cfg.context() > max {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("context %d exceeds %s's trained maximum of %d tokens", cfg.context(), cfg.Model.Name, max))
@@ -77,8 +63,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Decode = decodePhase(s.steps, cfg.Batch)
 	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)
+	if e.spec != nil {
+		r.Speculative = e.spec.result()
+	}
 	e.finish(r, e.clock)
 	return r, nil
+}
+
+// pass runs one pass of work w, named name in the timeline, at the run's
+// fidelity, and returns its time. It records the pass's bandwidth sample;
+// its caller accounts its energy and advances the clock.
+func (e *engine) pass(name string, w workloads.Work) float64 {
+	c := e.cfg
+	run := e.tilePass
+	if c.Fidelity == Analytic {
+		run = e.analyticPass
+	}
+	e.work = w
+	e.scanBypass(w)
+	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
+	e.tracePass(start)
+	e.startReplay(w)
+	t := run(workloads.Lower(c.Model.Model, c.Quant, c.KV, w))
+	e.endReplay()
+	e.trace.span("passes", name, "pass", start, start+t, nil)
+	e.st.samples = append(e.st.samples, BandwidthSample{
+		Pass: name, StartS: start, Seconds: t,
+		DRAMUtil: ratio(e.st.dramBytes-dram, float64(c.Chip.Memory.DRAM.Bandwidth)*t),
+		L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
+	})
+	return t
 }
 
 // requestName names a pass in the timeline: "prefill", or "prefill 3"

@@ -142,6 +142,11 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	e.clock = start + prefill + sample
 	stage("prefill", prefill)
 	stage("sample", sample)
+	if e.spec != nil {
+		draft := e.prefillDraft(work)
+		stage("draft prefill", draft)
+		prefill += draft
+	}
 	s.prefills = append(s.prefills, prefill)
 
 	// Each streamed token passes the token stages before it is on screen;
@@ -161,7 +166,12 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	var steps []float64
 	if !(e.stopAt > 0 && e.clock >= e.stopAt) {
 		var err error
-		if steps, err = e.decode(ctx, s.pass, ts.base+ts.prompt, ts.gen); err != nil {
+		if e.spec != nil {
+			steps, err = e.speculate(ctx, ts.base+ts.prompt, ts.gen)
+		} else {
+			steps, err = e.decode(ctx, s.pass, ts.base+ts.prompt, ts.gen)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -194,14 +204,16 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 // coldStart is the time to load the model before its first prompt: the
 // weights read from storage, then the unit's runtime initialised.
 func coldStart(c *Config, u *hw.Unit) float64 {
-	return footprint(c).Weights/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
+	f := footprint(c)
+	return (f.Weights+f.Draft)/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
 }
 
 // coldLoad runs a cold start: the weights stream from storage into DRAM while
 // the host waits, then the host initialises the unit's runtime. It returns
 // its time.
 func (e *engine) coldLoad() float64 {
-	w := footprint(e.cfg).Weights
+	f := footprint(e.cfg)
+	w := f.Weights + f.Draft
 	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
 	e.account(workloads.Prefill, counters{dramBytes: w, storageBytes: w}, read)
 	e.clock += read

@@ -127,6 +127,11 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"catalog", "show", "nope"}, "no catalog chip, model or runtime"},
 		{[]string{"simulate", "--runtme", "genie"}, "unknown flag: --runtme; did you mean --runtime?"},
 		{[]string{"sweep", "--vary", "ctx=128,256", "--metrics", "l3_miss"}, "closest: memory.l3_miss_rate"},
+		{[]string{"simulate", "--draft-accept", "0.5"}, "--draft-accept needs --draft"},
+		{[]string{"simulate", "--model", "llama-3.1-8b", "--draft", "nosuch"}, "--draft: no catalog model \"nosuch\""},
+		{[]string{"simulate", "--model", "llama-3.1-8b", "--draft", "llama-3.2-1b", "--draft-len", "0"}, "--draft-len 0 is not allowed"},
+		{[]string{"simulate", "--model", "llama-3.1-8b", "--draft", "llama-3.2-1b", "--draft-accept", "2"}, "--draft-accept 2 is not allowed"},
+		{[]string{"simulate", "--draft", "llama-3.2-1b"}, "share the model's tokenizer"},
 	} {
 		code, out, errs := edgetwin(tc.args...)
 		expectBadInput(t, tc.args, code, out, errs, tc.want)

@@ -13,6 +13,7 @@ import (
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // runFlags are the flags every command that runs the simulator shares.
@@ -20,6 +21,10 @@ type runFlags struct {
 	soc, model, quant, kv, unit string
 	policy, runtime             string
 	threads                     int
+	draft                       string
+	draftLen                    int
+	draftAccept                 float64
+	flags                       *pflag.FlagSet // the command's, to tell a flag given from its default
 	calibration                 string
 	scenario, duration          string
 	fidelity, format            string
@@ -30,6 +35,7 @@ type runFlags struct {
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	f.flags = fl
 	fl.StringVar(&f.soc, "soc", hw.DefaultChip, "catalog chip id or a chip YAML file")
 	fl.StringVar(&f.model, "model", workloads.DefaultModel, "catalog model id, a model YAML file, or a Hugging Face config.json")
 	fl.StringVar(&f.quant, "quant", "", "weight quantisation (default Q4_0, or the quantisation the --runtime's users run: W4A16 for genie, INT8 for rkllm): F16, Q8_0, Q4_0, a llama.cpp file type (Q4_K_M, Q5_K_M, Q3_K_M, IQ4_XS, ...), INT8, INT4, W4A16 (@gN group size), or a mix like attn=INT8,ffn=INT4")
@@ -37,6 +43,9 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
 	fl.StringVar(&f.runtime, "runtime", "", "software stack that runs the model: "+strings.Join(runtimes.IDs(), ", ")+", or a runtime YAML file (default: the one a user of the chip runs for the model's format)")
 	fl.IntVar(&f.threads, "threads", 0, "CPU threads the runtime uses (default: the runtime's, else every core)")
+	fl.StringVar(&f.draft, "draft", "", "speculative decoding: the draft model (catalog id, model YAML or config.json) that proposes tokens for --model to verify (default: none)")
+	fl.IntVar(&f.draftLen, "draft-len", 0, "with --draft: tokens drafted per cycle (default 4, assumed)")
+	fl.Float64Var(&f.draftAccept, "draft-accept", -1, "with --draft: the chance, 0..1, that the model accepts a drafted token given it accepted the ones before (default 0.6, assumed)")
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
 	fl.IntVar(&f.depth, "depth", 0, "tokens already in the KV cache before the prompt (a follow-up request; llama-bench -d)")
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
@@ -158,8 +167,13 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if f.threads < 0 {
 		return sim.Config{}, inputErrorf("--threads %d is not allowed: give a positive thread count, or leave it out for the runtime's default", f.threads)
 	}
+	draft, err := f.draftConfig()
+	if err != nil {
+		return sim.Config{}, err
+	}
 	cfg := sim.Config{
-		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
+		Draft: draft,
+		Chip:  chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
 		Runtime: rt, Threads: f.threads,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}
@@ -236,4 +250,34 @@ DRAM and L3 behaviour and where the time went.`,
 	cmd.Flags().StringVar(&ptracePath, "ptrace", "", "write the run's power per heat source as a HotSpot power trace to FILE (.ptrace), and its floorplan beside it (.flp)")
 	cmd.Flags().StringVar(&seriesPath, "series", "", "write the run over time as CSV to FILE: per step its end, latency, power, clocks and temperatures")
 	return cmd
+}
+
+// draftConfig reads the --draft flags: nil without --draft, an error when
+// --draft-len or --draft-accept come without it.
+func (f *runFlags) draftConfig() (*sim.Draft, error) {
+	changed := func(name string) bool { return f.flags != nil && f.flags.Changed(name) }
+	if f.draft == "" {
+		for _, name := range []string{"draft-len", "draft-accept"} {
+			if changed(name) {
+				return nil, inputErrorf("--%s needs --draft: name the draft model that proposes the tokens", name)
+			}
+		}
+		return nil, nil
+	}
+	m, err := workloads.LoadModel(f.draft, nil)
+	if err != nil {
+		return nil, inputErrorf("%s", strings.Replace(err.Error(), "--model", "--draft", 1))
+	}
+	d := &sim.Draft{Model: m}
+	if changed("draft-len") {
+		if f.draftLen < 1 {
+			return nil, inputErrorf("--draft-len %d is not allowed: draft at least one token a cycle", f.draftLen)
+		}
+		d.Len = f.draftLen
+	}
+	if changed("draft-accept") {
+		a := f.draftAccept
+		d.Accept = &a
+	}
+	return d, nil
 }
