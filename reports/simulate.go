@@ -89,6 +89,22 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		row("speculative", "draft %s, %d tokens%s a cycle at α %.2f%s · %.2f tokens a cycle · %.2f× plain decoding, %s",
 			sp.Draft, sp.DraftLen, assumed(sp.DraftLenAssumed), sp.AcceptRate, assumed(sp.AcceptAssumed), sp.TokensPerCycle, sp.Speedup, breakEven)
 	}
+	if s := r.Schedule; s != nil {
+		parts := []string{}
+		if s.BudgetS > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d turns within %s", s.TurnsWithinBudget, s.Turns, seconds(s.BudgetS)))
+		}
+		if s.IdleWindows > 0 {
+			parts = append(parts, fmt.Sprintf("%d pauses, %s idle", s.IdleWindows, seconds(s.IdleS)))
+		}
+		if r.Speculative != nil {
+			parts = append(parts, fmt.Sprintf("%d turns speculative", s.SpeculativeTurns))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "no rule acted")
+		}
+		row("schedule", "%s: %s", s.Name, strings.Join(parts, " · "))
+	}
 	c := r.Compute
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
 	m := r.Memory

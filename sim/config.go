@@ -107,6 +107,9 @@ type Config struct {
 	Duration float64 // seconds; 0 takes the scenario's
 	// Draft, when set, decodes speculatively with a draft model.
 	Draft *Draft
+	// Schedule, when set, is the scheduling policy: pauses and the
+	// decoding of each turn by rules over the run's state.
+	Schedule *Schedule
 
 	// Exact switches shortcuts off, one by one (the zero value takes every
 	// shortcut the fidelity allows).
@@ -272,6 +275,9 @@ func (c *Config) validate() error {
 		if err := c.Draft.validate(c); err != nil {
 			return err
 		}
+	}
+	if s := c.Schedule; s != nil && s.picksSpeculative() && c.Draft == nil {
+		return inputErrorf("--schedule %s picks speculative decoding for some turns: give the draft model with --draft", s.Name)
 	}
 	if c.Duration < 0 {
 		return inputErrorf("--duration %g s is not allowed: must be positive", c.Duration)

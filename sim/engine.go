@@ -81,6 +81,7 @@ type engine struct {
 	clock     float64            // seconds of the run so far, for the bandwidth samples
 	work      workloads.Work     // the pass being run
 	spec      *speculation       // speculative decoding's draft, when the run has one
+	sched     *scheduler         // the scheduling policy at work, when the run has one
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any

@@ -47,7 +47,9 @@ type Result struct {
 	// Speculative is what speculative decoding did, when the run had a
 	// draft model.
 	Speculative *Speculative `json:"speculative,omitempty"`
-	TurnLatency *TurnLatency `json:"turn_latency,omitempty"`
+	// Schedule is what the scheduling policy did, when the run had one.
+	Schedule    *ScheduleResult `json:"schedule,omitempty"`
+	TurnLatency *TurnLatency    `json:"turn_latency,omitempty"`
 
 	Memory  Memory  `json:"memory"`
 	Compute Compute `json:"compute"`
@@ -118,6 +120,10 @@ type Turn struct {
 	// to the answer complete.
 	TTFTS  float64 `json:"ttft_s"`
 	TotalS float64 `json:"total_s"`
+	// Speculative says the turn decoded speculatively; WithinBudget,
+	// under a schedule with a budget, whether TotalS kept to it.
+	Speculative  bool  `json:"speculative,omitempty"`
+	WithinBudget *bool `json:"within_budget,omitempty"`
 }
 
 // StageTime is one stage of a turn and its time.

@@ -42,6 +42,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	if cfg.Schedule != nil {
+		e.sched = &scheduler{s: cfg.Schedule, res: ScheduleResult{Name: cfg.Schedule.Name, BudgetS: float64(cfg.Schedule.Budget)}}
+	}
 	pass := e.pass
 	r := newResult(&cfg, unit.Name, dt)
 	if max := cfg.Model.MaxContext; cfg.context() > max {
@@ -65,6 +68,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Requests = len(s.prefills)
 	if e.spec != nil {
 		r.Speculative = e.spec.result()
+	}
+	if e.sched != nil {
+		r.Schedule = &e.sched.res
 	}
 	e.finish(r, e.clock)
 	return r, nil

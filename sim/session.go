@@ -165,8 +165,16 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 
 	var steps []float64
 	if !(e.stopAt > 0 && e.clock >= e.stopAt) {
-		var err error
-		if e.spec != nil {
+		if e.sched != nil {
+			e.sched.turn = ScheduleState{Turn: ts.req + 1, Context: ts.base + ts.prompt, AnswerTokens: ts.gen, StepS: e.sched.plainStep, TTFTS: t.TTFTS}
+			e.sched.startS = t.StartS
+		}
+		speculative, err := e.pickDecoding()
+		if err != nil {
+			return err
+		}
+		t.Speculative = speculative
+		if speculative {
 			steps, err = e.speculate(ctx, ts.base+ts.prompt, ts.gen)
 		} else {
 			steps, err = e.decode(ctx, s.pass, ts.base+ts.prompt, ts.gen)
@@ -174,6 +182,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		if err != nil {
 			return err
 		}
+		e.notePace(speculative, steps)
 	}
 	stage("decode", sum(steps))
 	if perToken > 0 {
@@ -197,6 +206,14 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		}
 	}
 	t.TotalS = e.clock - t.StartS
+	if e.sched != nil && e.sched.s.Budget > 0 {
+		within := t.TotalS <= float64(e.sched.s.Budget)
+		t.WithinBudget = &within
+		e.sched.res.Turns++
+		if within {
+			e.sched.res.TurnsWithinBudget++
+		}
+	}
 	s.turns = append(s.turns, t)
 	return nil
 }
@@ -252,10 +269,13 @@ func (e *engine) runStageTimeOn(u *hw.Unit, seconds float64, phase workloads.Pha
 
 // idle lets the chip rest for seconds — the user reading and typing —
 // in stretches the governor polls between.
-func (e *engine) idle(seconds float64) {
+func (e *engine) idle(seconds float64) { e.idleAs("idle", seconds) }
+
+// idleAs is idle with the series labelling the stretches as label.
+func (e *engine) idleAs(label string, seconds float64) {
 	for seconds > 0 {
 		dt := min(seconds, maxIdleStretch)
-		e.accountAs(workloads.Decode, "idle", counters{}, dt)
+		e.accountAs(workloads.Decode, label, counters{}, dt)
 		e.clock += dt
 		seconds -= dt
 	}

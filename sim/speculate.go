@@ -156,6 +156,7 @@ type speculation struct {
 	cycles, drafted, accepted, emitted int
 	draftS, verifyS                    float64
 	plainS                             []float64
+	verifyMemo                         stepMemo // verify passes simulated in full, as stepMemo keeps decode steps
 }
 
 // newSpeculation sets up the draft's engines beside e.
@@ -179,7 +180,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &speculation{draft: d, drafter: drafter, plain: plain,
+	return &speculation{draft: d, drafter: drafter, plain: plain, verifyMemo: stepMemo{},
 		rng: rand.New(rand.NewPCG(e.cfg.Seed, 0x73706563))}, nil // "spec"
 }
 
@@ -193,6 +194,61 @@ func (side *engine) sideStep(name string, w workloads.Work, sample bool) (float6
 		t += side.sample()
 	}
 	return t, side.st.counters.minus(before), side.fallbackDelta(fb)
+}
+
+// remembered returns the figures of a pass of w on engine x from memo —
+// interpolated between passes at the same clocks and nearby contexts, as
+// decode steps are (stepMemo) — or nil when the run does not reuse steps
+// or the memo has none; the first passes of a turn are always simulated.
+func (x *engine) remembered(memo stepMemo, key string, w workloads.Work, index int) *simulated {
+	if !x.reuses() || index < warmSteps || x.nearCliff(w.Context) {
+		return nil
+	}
+	s := memo.at(key, w.Context, index, x.crossesEdge)
+	if s != nil {
+		x.touchKVWrites(w)
+	}
+	return s
+}
+
+// draftStep runs the draft's step of work w (the index-th of the turn) at
+// the run's clocks and charges it to the run.
+func (e *engine) draftStep(w workloads.Work, index int, name string) float64 {
+	d := e.spec.drafter
+	key := e.heat.key()
+	s := d.remembered(d.memo, key, w, index)
+	if s == nil {
+		t, delta, fb := d.sideStep("draft", w, true)
+		s = &simulated{index: index, seconds: t, delta: delta, fallback: fb}
+		if d.reuses() {
+			d.memo.add(key, w.Context, s)
+		}
+	}
+	e.charge(workloads.Decode, name, s.seconds, s.delta, s.fallback)
+	return s.seconds
+}
+
+// verifyStep runs the model's verify pass of work w (the index-th cycle
+// of the turn), samples each of its positions, and charges it.
+func (e *engine) verifyStep(w workloads.Work, index int, name string) float64 {
+	sp := e.spec
+	key := e.heat.key()
+	if s := e.remembered(sp.verifyMemo, key, w, index); s != nil {
+		e.charge(workloads.Decode, name, s.seconds, s.delta, s.fallback)
+		return s.seconds
+	}
+	before, fb := e.st.counters, e.fallbackSnapshot()
+	t := e.pass(name, w)
+	for range w.Tokens {
+		t += e.sample()
+	}
+	delta := e.st.counters.minus(before)
+	if e.reuses() {
+		sp.verifyMemo.add(key, w.Context, &simulated{index: index, seconds: t, delta: delta, fallback: e.fallbackDelta(fb)})
+	}
+	e.account(workloads.Decode, delta, t)
+	e.clock += t
+	return t
 }
 
 // prefillDraft runs the draft model over a turn's prompt, so that it has
@@ -240,7 +296,7 @@ func (e *engine) speculate(ctx context.Context, base, gen int) ([]float64, error
 	e.stepBase = base
 	steps := make([]float64, 0, gen)
 	sp.measurePlain(base)
-	for len(steps) < gen {
+	for cycle := 0; len(steps) < gen; cycle++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -250,30 +306,22 @@ func (e *engine) speculate(ctx context.Context, base, gen int) ([]float64, error
 		var draftT float64
 		for i := range n {
 			w := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: at + i, Batch: 1, Seed: e.cfg.Seed}
-			t, d, fb := sp.drafter.sideStep("draft", w, true)
-			e.charge(workloads.Decode, "draft "+strconv.Itoa(sp.cycles), t, d, fb)
-			draftT += t
+			draftT += e.draftStep(w, cycle*n+i, "draft "+strconv.Itoa(sp.cycles))
 		}
 		// The model verifies the last accepted token and the n proposals
 		// in one pass, and samples at every position.
 		w := workloads.Work{Phase: workloads.Decode, Tokens: n + 1, Context: at, Batch: 1, Seed: e.cfg.Seed}
-		before := e.st.counters
-		verify := e.pass("verify "+strconv.Itoa(sp.cycles), w)
-		for range n + 1 {
-			verify += e.sample()
-		}
-		e.account(workloads.Decode, e.st.counters.minus(before), verify)
-		e.clock += verify
+		verify := e.verifyStep(w, cycle, "verify "+strconv.Itoa(sp.cycles))
 
 		ok := 0
 		for ok < n && sp.rng.Float64() < alpha {
 			ok++
 		}
 		emit := min(ok+1, gen-len(steps))
-		cycle := draftT + verify
+		took := draftT + verify
 		for range emit {
-			steps = append(steps, cycle/float64(emit))
-			e.noteStep(cycle/float64(emit), at+len(steps)-1, e.heat.key(), true)
+			steps = append(steps, took/float64(emit))
+			e.noteStep(took/float64(emit), at+len(steps)-1, e.heat.key(), true)
 		}
 		sp.cycles++
 		sp.drafted += n
@@ -281,6 +329,9 @@ func (e *engine) speculate(ctx context.Context, base, gen int) ([]float64, error
 		sp.emitted += emit
 		sp.draftS += draftT
 		sp.verifyS += verify
+		if err := e.pauseAfter(len(steps), steps, len(steps)-1); err != nil {
+			return nil, err
+		}
 		if e.stopAt > 0 && e.clock >= e.stopAt {
 			break
 		}

@@ -197,3 +197,28 @@ func TestBadDrafts(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeculativeStepReuse: the draft steps and verify passes a turn
+// takes from the memo (interpolated between passes simulated in full, as
+// decode steps are) keep decode's time within 1% of simulating every
+// one, at tile fidelity.
+func TestSpeculativeStepReuse(t *testing.T) {
+	run := func(exact bool) *Result {
+		cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-3b", prompt: 32, gen: 96, fidelity: Tile})
+		draft, _ := workloads.LoadModel("llama-3.2-1b", nil)
+		cfg.Draft = &Draft{Model: draft}
+		cfg.Exact.StepReuse = exact
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	fast, exact := run(false), run(true)
+	if d := fast.Decode.Seconds/exact.Decode.Seconds - 1; math.Abs(d) > 0.01 {
+		t.Errorf("decode %.4f s with reuse, %.4f s simulating every pass: %+.2f%%, want within 1%%", fast.Decode.Seconds, exact.Decode.Seconds, 100*d)
+	}
+	if fast.Speculative.Cycles != exact.Speculative.Cycles {
+		t.Errorf("cycles %d vs %d: the acceptance draws must not depend on reuse", fast.Speculative.Cycles, exact.Speculative.Cycles)
+	}
+}

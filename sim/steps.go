@@ -65,7 +65,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		// memo answers for the steps it can. The steps on either side of
 		// a capacity edge are simulated, so that none is interpolated
 		// across it.
-		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) && !e.heat.governing() && !e.crossesEdge(work.Context-1, work.Context+1) {
+		if e.reuses() && s >= warmSteps && s < next && s != gen-1 && !e.endsSoon(last, len(skipped)) && !e.heat.governing() && !e.pausing() && !e.crossesEdge(work.Context-1, work.Context+1) {
 			e.touchKVWrites(work)
 			skipped = append(skipped, s)
 			continue
@@ -109,6 +109,9 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			e.noteStep(t, work.Context, key, true)
 			steps[s] = t
 		}
+		if err := e.pauseAfter(s+1, steps, s); err != nil {
+			return nil, err
+		}
 		if e.stopAt > 0 && e.clock >= e.stopAt {
 			return steps[:s+1], nil // the session's time is up
 		}
@@ -121,6 +124,22 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		prev, last, next = last, cur, s+stride
 	}
 	return steps, nil
+}
+
+// pausing reports whether a schedule may pause after any step: then no
+// step is skipped, so that each is where the schedule decides.
+func (e *engine) pausing() bool { return e.sched != nil && e.sched.s.pauses() }
+
+// pauseAfter lets the schedule pause after the decode step steps[k], the
+// turn's tokens-th token, and adds the pause to the step's latency.
+func (e *engine) pauseAfter(tokens int, steps []float64, k int) error {
+	d, err := e.pause(tokens, steps[k])
+	if err != nil || d == 0 {
+		return err
+	}
+	steps[k] += d
+	e.stepSecs[len(e.stepSecs)-1] += d
+	return nil
 }
 
 // endsSoon reports whether a session's time runs out within the pending

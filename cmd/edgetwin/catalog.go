@@ -18,7 +18,7 @@ import (
 func newCatalog() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "catalog",
-		Short: "List the embedded chips, models, runtimes, placement policies and scenarios",
+		Short: "List the embedded chips, models, runtimes, placement policies, schedules and scenarios",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -45,6 +45,7 @@ func newCatalog() *cobra.Command {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id, p.Name, strings.Join(p.Units, ","), strings.Join(p.Formats, ","), p.Figures())
 			}
 			fmt.Fprintf(w, "\nPOLICIES\t%s\n", strings.Join(sim.PolicyIDs(), ", "))
+			fmt.Fprintf(w, "SCHEDULES\t%s\n", strings.Join(sim.ScheduleIDs(), ", "))
 			fmt.Fprintf(w, "SCENARIOS\t%s\n", strings.Join(workloads.ScenarioIDs(), ", "))
 			return w.Flush()
 		},

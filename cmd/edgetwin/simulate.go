@@ -24,6 +24,7 @@ type runFlags struct {
 	draft                       string
 	draftLen                    int
 	draftAccept                 float64
+	schedule                    string
 	flags                       *pflag.FlagSet // the command's, to tell a flag given from its default
 	calibration                 string
 	scenario, duration          string
@@ -46,6 +47,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.draft, "draft", "", "speculative decoding: the draft model (catalog id, model YAML or config.json) that proposes tokens for --model to verify (default: none)")
 	fl.IntVar(&f.draftLen, "draft-len", 0, "with --draft: tokens drafted per cycle (default 4, assumed)")
 	fl.Float64Var(&f.draftAccept, "draft-accept", -1, "with --draft: the chance, 0..1, that the model accepts a drafted token given it accepted the ones before (default 0.6, assumed)")
+	fl.StringVar(&f.schedule, "schedule", "", "scheduling policy: "+strings.Join(sim.ScheduleIDs(), ", ")+", or a YAML file (default: none)")
 	fl.IntVar(&f.prompt, "prompt", 512, "prompt tokens (prefill)")
 	fl.IntVar(&f.depth, "depth", 0, "tokens already in the KV cache before the prompt (a follow-up request; llama-bench -d)")
 	fl.IntVar(&f.gen, "gen", 128, "generated tokens (decode steps)")
@@ -63,6 +65,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile", "line"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("policy", completeIDs(sim.PolicyIDs))
 	_ = cmd.RegisterFlagCompletionFunc("runtime", completeIDs(runtimes.IDs))
+	_ = cmd.RegisterFlagCompletionFunc("schedule", completeIDs(sim.ScheduleIDs))
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeIDs(workloads.ScenarioIDs))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -171,9 +174,15 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	var sched *sim.Schedule
+	if f.schedule != "" {
+		if sched, err = sim.LoadSchedule(f.schedule); err != nil {
+			return sim.Config{}, inputErr(err)
+		}
+	}
 	cfg := sim.Config{
-		Draft: draft,
-		Chip:  chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
+		Draft: draft, Schedule: sched,
+		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
 		Runtime: rt, Threads: f.threads,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}
