@@ -20,7 +20,9 @@ func TestDefaultsDoc(t *testing.T) {
 	b.WriteString("in a result's `provenance`. `units.{kind}.…` rows apply to every unit of that kind. A chip\n")
 	b.WriteString("that names no CPU gets one (`" + DefaultCPU + "`); a CPU without a peak gets one derived from\n")
 	b.WriteString("cores × clock × SIMD lanes × SIMD pipes (2 assumed) × 2 ops, and a DRAM without a bandwidth gets\n")
-	b.WriteString("data_rate × bus_width.\n\n")
+	b.WriteString("data_rate × bus_width. `memory.app_share`, the share of the DRAM one app may hold, is its device\n")
+	b.WriteString("class's (from `thermal_package`; `hw.AppShare`): a phone 60%, a tablet or laptop 75%, an in-car\n")
+	b.WriteString("module 80%, a dev board 90%, each with its reason in provenance.\n\n")
 	b.WriteString("| field | default | based on |\n| --- | --- | --- |\n")
 	for _, d := range Defaults {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", d.Path, d.Value, d.Why)

@@ -216,6 +216,12 @@ func derive(doc *spec.Doc, s *SoC) error {
 			return err
 		}
 	}
+	if s.Memory.AppShare == 0 {
+		share, why := AppShare(s.ThermalPackage)
+		if err := doc.Default("memory.app_share", units.Fraction(share).String(), &SoC{}, why); err != nil {
+			return err
+		}
+	}
 	for _, u := range s.Units {
 		if len(u.OPP) == 0 && u.Clock > 0 {
 			if err := doc.Default("units."+u.Name+".opp", defaultOPP(float64(u.Clock)), &SoC{}, "derived: clock × 0.4…1.0 at 0.60…0.88 V (assumed)"); err != nil {
@@ -385,6 +391,9 @@ func citeThermalDefaults(prov []spec.Entry, s *SoC) {
 }
 
 func validate(doc *spec.Doc, s *SoC) error {
+	if m := s.Memory; m.AppShare <= 0 || m.AppShare > 1 {
+		return doc.Errorf("memory.app_share", "%s is not allowed: the share of the DRAM one app may hold is more than 0 and at most 100%%", m.AppShare)
+	}
 	if len(s.Units) == 0 {
 		return doc.Errorf("units", "no units: a chip needs at least one compute unit")
 	}

@@ -407,3 +407,37 @@ func TestThermalPackages(t *testing.T) {
 		t.Errorf("an unknown package: %v, want an error naming the field and the packages", err)
 	}
 }
+
+// TestAppBudget: every chip's app budget is its device class's share of
+// its DRAM, with its source, unless the file or --set gives one; a share
+// past 100% is refused.
+func TestAppBudget(t *testing.T) {
+	set := func(s string) []spec.Override {
+		o, err := spec.ParseOverride(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []spec.Override{o}
+	}
+	for id, share := range map[string]float64{"snapdragon-8-gen3": 0.6, "rk3588": 0.9, "apple-m2": 0.75, "jetson-agx-orin": 0.9} {
+		c, err := LoadChip(id, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Memory.AppBudget() / float64(c.Memory.DRAM.Capacity); math.Abs(got-share) > 1e-9 {
+			t.Errorf("%s: app budget %.3f of the DRAM, want %.2f", id, got, share)
+		}
+		for _, p := range c.Provenance {
+			if p.Path == "memory.app_share" && p.Source == "" {
+				t.Errorf("%s: app share has no source", id)
+			}
+		}
+	}
+	c, err := LoadChip("snapdragon-8-gen3", set("memory.app_share=80%"))
+	if err != nil || c.Memory.AppShare != 0.8 {
+		t.Errorf("--set memory.app_share=80%%: %v, %v", err, c)
+	}
+	if _, err := LoadChip("snapdragon-8-gen3", set("memory.app_share=120%")); err == nil || !strings.Contains(err.Error(), "at most 100%") {
+		t.Errorf("a budget past the capacity: %v, want refused", err)
+	}
+}

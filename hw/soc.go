@@ -40,7 +40,14 @@ type SoC struct {
 type Memory struct {
 	DRAM DRAM  `yaml:"dram" spec:"required"`
 	L3   Cache `yaml:"l3,omitempty"`
+	// AppShare is the share of the DRAM one app may hold (the rest is the
+	// operating system's and the other apps'): by default its device
+	// class's (AppShare).
+	AppShare units.Fraction `yaml:"app_share,omitempty"`
 }
+
+// AppBudget is the DRAM one app may hold, in bytes.
+func (m Memory) AppBudget() float64 { return float64(m.DRAM.Capacity) * float64(m.AppShare) }
 
 // DRAM is the main memory. Bandwidth is the peak; when it is not given it is
 // data_rate × bus_width.

@@ -49,6 +49,11 @@ type Profile struct {
 	// Context is the KV cache the runtime preallocates, in tokens (Genie's
 	// models are compiled for 4096); 0 means what the request needs.
 	Context int `yaml:"context,omitempty" spec:"nonneg"`
+	// Mmap says the runtime maps the weights file instead of reading it
+	// (llama.cpp's default): weights past the app's memory budget then
+	// stay on storage and page in as each pass reads them, instead of
+	// the model failing to load.
+	Mmap bool `yaml:"mmap,omitempty"`
 	// Efficiency is the share of the unit's peak its kernels reach.
 	Efficiency Efficiency `yaml:"efficiency"`
 	// Basis says what the figures rest on: the records and chips of the

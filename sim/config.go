@@ -188,19 +188,55 @@ func (c *Config) allocated() int {
 	return c.context()
 }
 
-// checkFit rejects a model the chip's DRAM cannot hold.
-func checkFit(c *Config) error {
+// checkFit rejects a model the chip's DRAM cannot hold, or the app's
+// budget of it; a runtime that maps its weights (mmap) runs past the
+// budget with the weights that do not fit left on storage, and checkFit
+// returns their share of the weights.
+func checkFit(c *Config) (paged float64, err error) {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)
-	if f.Total() > has {
-		draft := ""
-		if f.Draft > 0 {
-			draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
-		}
-		return inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
-			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, has-f.Weights-f.Draft))
+	budget := c.Chip.Memory.AppBudget()
+	draft := ""
+	if f.Draft > 0 {
+		draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
 	}
-	return nil
+	if f.Total() > has {
+		return 0, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
+			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
+	}
+	if f.Total() <= budget {
+		return 0, nil
+	}
+	if rt := c.Runtime; rt != nil && rt.Mmap && f.KV+f.Draft < budget {
+		return (f.Total() - budget) / f.Weights, nil
+	}
+	how := "the runtime reads its weights into memory (no mmap)"
+	if c.Runtime == nil {
+		how = "no runtime profile maps the weights"
+	}
+	return 0, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s, the app budget of the %s (memory.app_share: %s); %s%s",
+		c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft,
+		units.Approx(budget, units.KindBytes), units.Approx(has, units.KindBytes), budgetBasis(c), how, contextHint(c, budget-f.Weights-f.Draft))
+}
+
+// budgetBasis says what the chip's app budget is: its share of the DRAM
+// and where that comes from.
+func budgetBasis(c *Config) string {
+	share := fmt.Sprintf("%.0f%% of it", 100*float64(c.Chip.Memory.AppShare))
+	for _, p := range c.Chip.Provenance {
+		if p.Path != "memory.app_share" {
+			continue
+		}
+		why, assumed := strings.CutPrefix(p.Source, "assumed: ")
+		if i := strings.IndexAny(why, ":—"); i > 0 {
+			why = strings.TrimSpace(why[:i])
+		}
+		if assumed {
+			why += ", assumed"
+		}
+		return share + ", " + why
+	}
+	return share
 }
 
 // contextHint says, for a scenario whose KV does not fit, how far its

@@ -81,6 +81,7 @@ type engine struct {
 	clock     float64            // seconds of the run so far, for the bandwidth samples
 	work      workloads.Work     // the pass being run
 	spec      *speculation       // speculative decoding's draft, when the run has one
+	paged     float64            // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
 	sched     *scheduler         // the scheduling policy at work, when the run has one
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
@@ -101,7 +102,8 @@ type counters struct {
 	ops                                         float64 // useful ops, wherever they ran
 	fallbackOps, hostOps                        float64 // of which on the CPU; and all CPU ops (sampling too)
 	stage                                       float64 // seconds of pipeline-stage work on engine.stageUnit
-	storageBytes                                float64 // read from storage (a cold start)
+	storageBytes                                float64 // read from storage (a cold start, paged weights)
+	paging                                      float64 // seconds waiting for weights paged in from storage
 	dramBytes, l3HitBytes, sramBytes            float64
 	lines, missLines                            [2][numClasses]float64 // by phase
 	dramByPhase                                 [2]float64
@@ -120,6 +122,7 @@ func (c *counters) add(d counters, k float64) {
 	c.hostOps += k * d.hostOps
 	c.stage += k * d.stage
 	c.storageBytes += k * d.storageBytes
+	c.paging += k * d.paging
 	c.dramBytes += k * d.dramBytes
 	c.l3HitBytes += k * d.l3HitBytes
 	c.sramBytes += k * d.sramBytes

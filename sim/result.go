@@ -182,6 +182,13 @@ type Memory struct {
 	KVBytes      float64 `json:"kv_bytes"`
 	// KVResidentBytes is the part of the KV cache the policy keeps in SRAM.
 	KVResidentBytes float64 `json:"kv_resident_bytes"`
+	// AppBudget is the DRAM the app may hold; PagedWeightsBytes the
+	// weights past it that stay on storage and page in as each pass reads
+	// them (a runtime that maps its weights), and StorageBytes all that
+	// was read from storage (the model's load on a cold start included).
+	AppBudget         float64 `json:"app_budget_bytes"`
+	PagedWeightsBytes float64 `json:"paged_weights_bytes"`
+	StorageBytes      float64 `json:"storage_bytes"`
 	SRAMBytes       float64 `json:"sram_bytes"` // read by the unit from its SRAM
 	L3Bytes         float64 `json:"l3_hit_bytes"`
 	DRAMBytes       float64 `json:"dram_bytes"`
@@ -241,6 +248,8 @@ type Time struct {
 	Fallback     float64 `json:"fallback_s"`
 	Host         float64 `json:"host_s"` // sampling on the CPU
 	BankConflict float64 `json:"bank_conflict_s"`
+	// Paging is the time passes waited for weights paged in from storage.
+	Paging float64 `json:"paging_s"`
 }
 
 // Fallback is one kind of operator that ran on the CPU.

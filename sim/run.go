@@ -9,6 +9,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -30,13 +31,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	unit, dt := cfg.Chip.Unit(choice.Unit.Name), choice.Dtype
-	if err := checkFit(&cfg); err != nil {
+	paged, err := checkFit(&cfg)
+	if err != nil {
 		return nil, err
 	}
 	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
 	if err != nil {
 		return nil, err
 	}
+	e.paged = paged
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
 			return nil, err
@@ -90,14 +93,38 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
 	e.tracePass(start)
 	e.startReplay(w)
-	t := run(workloads.Lower(c.Model.Model, c.Quant, c.KV, w))
+	ops := workloads.Lower(c.Model.Model, c.Quant, c.KV, w)
+	t := run(ops)
 	e.endReplay()
+	t += e.pageIn(ops)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
 	e.st.samples = append(e.st.samples, BandwidthSample{
 		Pass: name, StartS: start, Seconds: t,
 		DRAMUtil: ratio(e.st.dramBytes-dram, float64(c.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
 	})
+	return t
+}
+
+// pageIn reads the share of a pass's weights that stays on storage (a
+// mapped model past the app budget): page faults the unit waits for, at
+// the storage's sequential read bandwidth (readahead turns a pass's walk
+// through a layer's weights into long reads). The page cache is taken to
+// keep the same weights resident from pass to pass — a scan-resistant
+// cache; a plain LRU over a walk longer than itself keeps none, so this
+// is the optimistic case. It returns the time.
+func (e *engine) pageIn(ops []workloads.Op) float64 {
+	if e.paged == 0 {
+		return 0
+	}
+	var w float64
+	for _, op := range ops {
+		w += op.Touch(workloads.Weights)
+	}
+	bytes := e.paged * w
+	t := bytes / float64(e.cfg.Chip.Storage.ReadBandwidth)
+	e.st.storageBytes += bytes
+	e.st.paging += t
 	return t
 }
 
@@ -213,6 +240,7 @@ func (e *engine) finish(r *Result, total float64) {
 	prefill, decode := workloads.Prefill, workloads.Decode
 	r.Memory = Memory{
 		WeightsBytes: f.Weights, KVBytes: f.KV, KVResidentBytes: e.kvResident * float64(c.Model.Layers),
+		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.paged * f.Weights, StorageBytes: st.storageBytes,
 		SRAMBytes: st.sramBytes, L3Bytes: st.l3HitBytes, DRAMBytes: st.dramBytes, DRAMPeak: peak,
 		DRAMBWUtil:    ratio(st.dramBytes, peak*total),
 		L3MissRate:    ratio(miss[prefill]+miss[decode], lines[prefill]+lines[decode]),
@@ -239,7 +267,12 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Compute.StallIssue = ratio(st.dispatch, total)
 	r.Compute.StallFallback = ratio(st.fallback, total)
 	r.Time = Time{Total: total, Compute: st.compute, MemoryStall: st.stallMem, Dispatch: st.dispatch,
-		Fallback: st.fallback, Host: st.host, BankConflict: st.bankConflict}
+		Fallback: st.fallback, Host: st.host, BankConflict: st.bankConflict, Paging: st.paging}
+	if e.paged > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
+			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
+			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
+	}
 	r.Fallbacks = []Fallback{}
 	for _, k := range st.fallbackOrder {
 		r.Fallbacks = append(r.Fallbacks, *st.fallbacks[k])
@@ -261,6 +294,9 @@ func (e *engine) finish(r *Result, total float64) {
 	e.fillThermal(r, total)
 	e.traceCounters()
 }
+
+// pctOf is a/b as a whole per cent.
+func pctOf(a, b float64) string { return strconv.Itoa(int(math.Round(100*ratio(a, b)))) + "%" }
 
 // Thresholds of a healthy matrix unit, as NPU profilers flag them.
 const (

@@ -179,7 +179,12 @@ func TestReportInterrupted(t *testing.T) {
 			<-done
 			t.Fatalf("report did not stop within 30 s of SIGINT:\n%s", stderr.String())
 		}
-		if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "interrupt received") {
+		// On a loaded machine the signal can come before the process has
+		// installed its handler; then the default action ends it, which
+		// is as good, so long as no file is lost (checked below).
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		early := ws.Signaled() && ws.Signal() == syscall.SIGINT
+		if code := cmd.ProcessState.ExitCode(); !early && (code != 1 || !strings.Contains(stderr.String(), "interrupt received")) {
 			t.Errorf("after SIGINT at %v: exit %d, stderr:\n%s", delay, code, stderr.String())
 		}
 		for name, data := range earlier {

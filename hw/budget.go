@@ -1,0 +1,25 @@
+package hw
+
+import "strings"
+
+// AppShare is the share of a device's DRAM one app may hold, for the
+// device class its thermal package names ("" is the passive phone), and
+// what the figure rests on. The operating system, its services and the
+// apps in the background keep the rest: on a phone an app that passes its
+// share is killed (Android's low-memory killer, iOS's jetsam), on a
+// laptop it pushes others into swap.
+func AppShare(pkg string) (share float64, why string) {
+	switch {
+	case pkg == "" || pkg == "phone":
+		return 0.6, "assumed: a phone's share for one app — iPadOS 15 lets an app with the increased-memory-limit entitlement use 12 of a tablet's 16 GB, MacRumors 2021-06-09; a phone keeps more for the system and the apps behind it"
+	case pkg == "tablet":
+		return 0.75, "a tablet's share for one app: iPadOS 15 with the increased-memory-limit entitlement: 12 of 16 GB, MacRumors 2021-06-09, \"iPadOS 15 Allows Apps to Use Up to 12GB of RAM\""
+	case strings.HasPrefix(pkg, "laptop"):
+		return 0.75, "assumed: a laptop's share for one app — the desktop, a browser and the system beside it"
+	case pkg == "car-cabin":
+		return 0.8, "assumed: an in-car module's share for the assistant — the infotainment system beside it"
+	case strings.HasPrefix(pkg, "board"):
+		return 0.9, "assumed: a dev board's share for one process — a headless Linux runs little beside the model"
+	}
+	return 0.6, "assumed: a phone's share for one app — the device class is unknown"
+}

@@ -1,0 +1,68 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/runtimes"
+)
+
+// budgetCPU is a phone-class CPU-only chip of 8 GiB: one app may hold 60%
+// of it, 5.15 GB (hw.AppShare), and its storage reads 1 GB/s.
+const budgetCPU = clusteredCPU + `storage: {read_bandwidth: 1 GB/s}
+`
+
+// TestAppBudget: Qwen2.5-7B at Q8_0 (8.1 GB) fits the 8 GiB but not the
+// 5.15 GB an app may hold. A runtime that reads its weights refuses it,
+// naming the budget; llama.cpp, which maps them, runs with the 3 GB past
+// the budget left on storage, and every decode step waits for them at the
+// storage's 1 GB/s: about 3 s a token more than with the budget raised.
+func TestAppBudget(t *testing.T) {
+	rt, err := runtimes.Load("llama.cpp-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(mmap bool, sets ...string) (*Result, error) {
+		p := *rt
+		p.Mmap = mmap
+		cfg := configFor(t, opts{chipSrc: budgetCPU, model: "qwen2.5-7b", quant: "Q8_0", prompt: 0, gen: 4, fidelity: Analytic, sets: sets})
+		cfg.Runtime = &p
+		return Run(context.Background(), cfg)
+	}
+	_, err = run(false)
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "has 4.8 GiB, the app budget of the 8 GiB (memory.app_share: 60% of it, a phone's share for one app, assumed)") {
+		t.Errorf("a runtime without mmap: %v, want a does-not-fit error naming the app budget and its basis", err)
+	}
+	paged, err := run(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := run(true, "memory.app_share=100%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := paged.Memory
+	over := m.WeightsBytes + m.KVBytes - m.AppBudget
+	if math.Abs(m.PagedWeightsBytes/over-1) > 1e-9 || whole.Memory.PagedWeightsBytes != 0 {
+		t.Errorf("paged %.3g B, want the %.3g B past the budget (and none with the budget raised: %.3g)", m.PagedWeightsBytes, over, whole.Memory.PagedWeightsBytes)
+	}
+	// Each step reads every layer's weights (the embedding table only a
+	// row): the paged share of them comes from storage.
+	perStep := m.StorageBytes / 4
+	if perStep < 0.85*m.PagedWeightsBytes || perStep > m.PagedWeightsBytes {
+		t.Errorf("%.3g B paged in a step, want 85–100%% of the %.3g B on storage", perStep, m.PagedWeightsBytes)
+	}
+	if got, want := paged.Time.Paging, m.StorageBytes/1e9; math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("paging %.4f s, want %.4f s (the bytes at 1 GB/s)", got, want)
+	}
+	if d := paged.Decode.Seconds - whole.Decode.Seconds; math.Abs(d/paged.Time.Paging-1) > 1e-6 {
+		t.Errorf("decode %.3f s paged, %.3f s resident: %.3f s more, want the %.3f s of paging", paged.Decode.Seconds, whole.Decode.Seconds, d, paged.Time.Paging)
+	}
+	if len(paged.Warnings) == 0 || !strings.Contains(strings.Join(paged.Warnings, " "), "page in every pass") {
+		t.Errorf("warnings %q, want one saying the weights page in", paged.Warnings)
+	}
+}
