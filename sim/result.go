@@ -189,9 +189,9 @@ type Memory struct {
 	AppBudget         float64 `json:"app_budget_bytes"`
 	PagedWeightsBytes float64 `json:"paged_weights_bytes"`
 	StorageBytes      float64 `json:"storage_bytes"`
-	SRAMBytes       float64 `json:"sram_bytes"` // read by the unit from its SRAM
-	L3Bytes         float64 `json:"l3_hit_bytes"`
-	DRAMBytes       float64 `json:"dram_bytes"`
+	SRAMBytes         float64 `json:"sram_bytes"` // read by the unit from its SRAM
+	L3Bytes           float64 `json:"l3_hit_bytes"`
+	DRAMBytes         float64 `json:"dram_bytes"`
 	// DRAMPeak is the DRAM's peak bandwidth, bytes/s.
 	DRAMPeak       float64    `json:"dram_peak_bytes_per_s"`
 	DRAMBWUtil     float64    `json:"dram_bw_util"`
