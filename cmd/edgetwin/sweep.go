@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
@@ -24,6 +26,8 @@ func newSweep() *cobra.Command {
 		sampleSpec string
 		shard      string
 		shards     int
+		requires   []string
+		paretoSpec string
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep --vary FIELD=RANGE... --metrics KEY,...",
@@ -64,6 +68,23 @@ parts to "edgetwin sweep merge", which prints what the whole sweep would.
 --plot FILE.png|FILE.svg|FILE.pdf draws one panel per metric over the
 first field, one line per combination of the others.
 
+--require EXPR (repeatable) checks every point against a condition over
+the simulate result's keys (ttft_s, decode.tokens_per_s) and the varied
+fields under vary., by their --vary names in SI base units (vary.kv,
+vary.ctx, vary.memory.l3.size, vary.model.kv_heads). Every point is kept:
+the output adds "pass" and, for a point that fails, "unmet" saying why. A
+requirement on a null figure fails, and says so.
+
+--pareto 'min:EXPR,max:EXPR[,DIR:EXPR]' prints only the Pareto front: the
+points that pass every --require and that no other point beats in every
+objective, in range order, with each objective that is not a --metrics
+name as a column of its own. Points equal in every objective are all on
+the front. With --plot it draws every point in the space of the first two
+objectives and marks the front. --format jsonl (and --shard) streams
+every point with its objectives; sweep merge prints the front.
+
+Expressions are compiled before anything runs: a bad one is exit 2.
+
 --sample lhs:N (or random:N) runs N points drawn from the space the --vary
 ranges span, which may then be far larger than 10000 points: a Latin
 hypercube covers every axis evenly with few points. The draw follows
@@ -72,6 +93,9 @@ hypercube covers every axis evenly with few points. The draw follows
       --metrics memory.kv_l3_miss_rate,memory.l3_miss_rate,decode.tokens_per_s --plot kv.png
   edgetwin sweep --vary ctx=128..4096:x2 --vary memory.l3.size=3MiB,6MiB,12MiB \
       --metrics decode.tokens_per_s --format csv
+  edgetwin sweep --fidelity analytic --vary memory.l3.size=2MiB..16MiB:x2 --vary ctx=256..4096:x2 \
+      --metrics decode.tokens_per_s --require 'ttft_s < 2' \
+      --pareto 'min:vary.memory.l3.size,max:decode.tokens_per_s' --plot front.png
   edgetwin sweep --vary memory.dram.bandwidth=40GB/s..80GB/s:10GB/s --metrics decode.tokens_per_s
   edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl`,
 		Args: cobra.NoArgs,
@@ -97,8 +121,8 @@ hypercube covers every axis evenly with few points. The draw follows
 				if err != nil {
 					return err
 				}
-				if plotTo != "" {
-					return inputErrorf("--plot draws the lines of a grid; a --sample has none: print it (--format csv) and plot its points yourself")
+				if plotTo != "" && paretoSpec == "" {
+					return inputErrorf("--plot draws the lines of a grid; a --sample has none: print it (--format csv) and plot its points yourself, or plot its front (--pareto)")
 				}
 				sample, parse = &sm, sweep.ParseSpace
 			}
@@ -125,11 +149,20 @@ hypercube covers every axis evenly with few points. The draw follows
 					return pf.config(pf.soc)
 				},
 			}
-			r := &sweep.Result{SoC: base.Chip.ID, Model: base.Model.ID, Quant: base.Quant.String(), Fields: s.Fields(), Metrics: metrics}
+			r := &sweep.Result{SoC: base.Chip.ID, Model: base.Model.ID, Quant: base.Quant.String(), Fields: s.Fields(), Metrics: metrics, Requires: requires}
+			// Every expression compiles before the first point runs.
+			if paretoSpec != "" {
+				if r.Objectives, err = sweep.ParseObjectives(paretoSpec); err != nil {
+					return err
+				}
+			}
+			if s.Judge, err = sweepJudge(r); err != nil {
+				return err
+			}
 			var emit func(sweep.Point) error
 			if jsonl {
 				h := sweep.Header{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Varies: varies, Fields: r.Fields, Metrics: metrics,
-					Flags: flagsDigest(cmd.Flags()), Points: s.Len()}
+					Flags: flagsDigest(cmd.Flags()), Points: s.Len(), Requires: r.Requires, Objectives: r.Objectives}
 				enc, err := sweep.NewEncoder(cmd.OutOrStdout(), h, sh)
 				if err != nil {
 					return err
@@ -153,6 +186,8 @@ hypercube covers every axis evenly with few points. The draw follows
 	fl.StringVar(&plotTo, "plot", "", "draw the metrics over the first --vary field into FILE.png, FILE.svg or FILE.pdf")
 	fl.StringVar(&sampleSpec, "sample", "", "run N points drawn from the --vary space instead of its grid: random:N, or lhs:N (a Latin hypercube: every axis covered evenly); drawn with --seed, in draw order")
 	fl.StringVar(&shard, "shard", "", "run one shard, I/N (the points whose index is I mod N), or auto (from a Slurm array or a Kubernetes Indexed Job), as JSON Lines")
+	fl.StringArrayVar(&requires, "require", nil, "a condition every point must meet (ttft_s < 0.5), over the result's keys and the varied fields under vary. (vary.kv, vary.memory.l3.size); repeatable; a point that fails is kept with pass false and left off the front")
+	fl.StringVar(&paretoSpec, "pareto", "", "print the Pareto front over two or three objectives, each min:EXPR or max:EXPR ('min:ttft_s,max:decode.tokens_per_s'); with --plot, draw it")
 	fl.IntVar(&shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
 	cmd.AddCommand(newSweepMerge())
 	return cmd
@@ -243,6 +278,11 @@ func printSweep(cmd *cobra.Command, r *sweep.Result, format reports.Format, writ
 		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: %d of %d points did not run (see their error); the first, %s: %s\n",
 			len(failed), len(r.Points), where, first.Err)
 	}
+	all := r
+	if len(r.Objectives) > 0 {
+		r = r.OnFront()
+		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: the Pareto front holds %d of %d points%s\n", len(r.Points), len(all.Points), notOnFront(all))
+	}
 	if write {
 		if err := reports.WriteSweep(cmd.OutOrStdout(), r, format); err != nil {
 			return err
@@ -251,11 +291,92 @@ func printSweep(cmd *cobra.Command, r *sweep.Result, format reports.Format, writ
 	if plotTo == "" {
 		return nil
 	}
-	fig, err := reports.SweepPlotData(r).Figure()
+	data := reports.SweepPlotData
+	if len(r.Objectives) > 0 {
+		data, r = reports.FrontPlotData, all
+	}
+	fig, err := data(r).Figure()
 	if err != nil {
 		return err
 	}
 	return reports.SaveFigure(plotTo, fig)
+}
+
+// notOnFront says why points that are not dominated are still off the
+// front: they fail a requirement, or an objective is null for them.
+func notOnFront(r *sweep.Result) string {
+	var failing, null int
+	for _, p := range r.Points {
+		switch {
+		case !p.Pass():
+			failing++
+		case slices.Contains(p.Objectives, nil):
+			null++
+		}
+	}
+	var parts []string
+	if failing > 0 {
+		parts = append(parts, fmt.Sprintf("%d did not run or fail a --require", failing))
+	}
+	if null > 0 {
+		parts = append(parts, fmt.Sprintf("%d have a null objective", null))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// sweepJudge compiles the sweep's --require and --pareto expressions
+// against the result's keys and the fields under vary., and returns the
+// function that checks and measures each point; nil when there are none.
+func sweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string, []*float64, error), error) {
+	if len(r.Requires) == 0 && len(r.Objectives) == 0 {
+		return nil, nil
+	}
+	names := make([]string, len(r.Fields))
+	for k, fd := range r.Fields {
+		names[k] = fd.Name
+	}
+	pe, err := advisor.NewPointEnv(names)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	var reqs []*advisor.Requirement
+	for _, text := range r.Requires {
+		q, err := pe.Requirement(text)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		reqs = append(reqs, q)
+	}
+	var objs []*advisor.Expr
+	for _, o := range r.Objectives {
+		x, err := pe.Objective("--pareto "+o.String(), o.Text)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		objs = append(objs, x)
+	}
+	fields := r.Fields
+	return func(res *sim.Result, values []float64, runErr string) ([]string, []*float64, error) {
+		env, err := pe.Point(res, values)
+		if err != nil {
+			return nil, nil, err
+		}
+		where := pointLabel(fields, values)
+		var unmet []string
+		for _, q := range reqs {
+			if why := q.Check(env, where, runErr); why != "" {
+				unmet = append(unmet, why)
+			}
+		}
+		vals := make([]*float64, len(objs))
+		for k, x := range objs {
+			vals[k], _ = x.Value(env, where, runErr)
+		}
+		return unmet, vals, nil
+	}, nil
 }
 
 // noteShardFailures counts a shard's points that did not run. A shard
