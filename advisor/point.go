@@ -40,13 +40,23 @@ func NewPointEnv(fields []string) (*PointEnv, error) {
 		}
 	}
 	example[varyKey] = vary
-	e := &Env{example: example, known: map[string]bool{}, kinds: map[string]units.Kind{}}
+	e := &Env{example: example, known: map[string]bool{}, kinds: map[string]units.Kind{},
+		names: "the keys of edgetwin simulate --format json, and the varied fields under vary.: " + varyNames(fields)}
 	leaves, inner := paths(example)
 	for _, p := range append(leaves, inner...) {
 		e.known[p] = true
 	}
 	e.leaves = leaves
 	return &PointEnv{env: e, fields: fields, template: template}, nil
+}
+
+// varyNames lists the fields as expressions name them.
+func varyNames(fields []string) string {
+	names := make([]string, len(fields))
+	for k, f := range fields {
+		names[k] = varyKey + "." + f
+	}
+	return strings.Join(names, ", ")
 }
 
 // put sets the number at a dotted path of a tree, making the maps on the

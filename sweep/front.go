@@ -64,7 +64,11 @@ func ParseObjectives(spec string) ([]Objective, error) {
 		out = append(out, o)
 	}
 	if len(out) < 2 || len(out) > 3 {
-		return nil, inputErrorf("--pareto %q has %d objective(s): give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", spec, len(out))
+		hint := ""
+		if len(out) == 1 && strings.Contains(out[0].Text, ",") {
+			hint = " (each objective starts with min: or max:)"
+		}
+		return nil, inputErrorf("--pareto %q has %d objective(s)%s: give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", spec, len(out), hint)
 	}
 	return out, nil
 }
