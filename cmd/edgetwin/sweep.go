@@ -28,6 +28,8 @@ func newSweep() *cobra.Command {
 		shards     int
 		requires   []string
 		paretoSpec string
+		output     string
+		resume     string
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep --vary FIELD=RANGE... --metrics KEY,...",
@@ -99,12 +101,16 @@ hypercube covers every axis evenly with few points. The draw follows
   edgetwin sweep --vary memory.dram.bandwidth=40GB/s..80GB/s:10GB/s --metrics decode.tokens_per_s
   edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			sh, err := sweep.ParseShard(shard, shards, os.Getenv)
 			if err != nil {
 				return err
 			}
-			jsonl, format, err := sweepFormat(cmd, f.format, plotTo, shard != "")
+			streamTo, err := sweepStream(cmd, output, resume, f.format)
+			if err != nil {
+				return err
+			}
+			jsonl, format, err := sweepFormat(cmd, f.format, plotTo, shard != "" || streamTo != "")
 			if err != nil {
 				return err
 			}
@@ -160,18 +166,35 @@ hypercube covers every axis evenly with few points. The draw follows
 				return err
 			}
 			var emit func(sweep.Point) error
+			indices := sh.Indices(s.Len())
+			var done []sweep.Point // what the file to resume holds
 			if jsonl {
 				h := sweep.Header{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Varies: varies, Fields: r.Fields, Metrics: metrics,
 					Flags: flagsDigest(cmd.Flags()), Points: s.Len(), Requires: r.Requires, Objectives: r.Objectives}
-				enc, err := sweep.NewEncoder(cmd.OutOrStdout(), h, sh)
+				w, resumed, closeStream, err := openStream(cmd, streamTo, resume != "", h, sh, indices)
 				if err != nil {
 					return err
 				}
+				defer func() {
+					if cerr := closeStream(); err == nil && cerr != nil {
+						err = fmt.Errorf("-o %s: %w", streamTo, cerr)
+					}
+				}()
+				enc := sweep.AppendEncoder(w, h)
+				if resumed == nil {
+					if enc, err = sweep.NewEncoder(w, h, sh); err != nil {
+						return err
+					}
+				} else {
+					done = resumed.Points
+				}
 				emit = enc.Encode
 			}
-			if r.Points, err = s.Run(cmd.Context(), sh.Indices(s.Len()), emit); err != nil {
+			points, err := s.Run(cmd.Context(), indices[len(done):], emit)
+			if err != nil {
 				return err
 			}
+			r.Points = append(done, points...)
 			if !sh.Whole() {
 				noteShardFailures(cmd.ErrOrStderr(), r, sh)
 				return nil
@@ -188,6 +211,8 @@ hypercube covers every axis evenly with few points. The draw follows
 	fl.StringVar(&shard, "shard", "", "run one shard, I/N (the points whose index is I mod N), or auto (from a Slurm array or a Kubernetes Indexed Job), as JSON Lines")
 	fl.StringArrayVar(&requires, "require", nil, "a condition every point must meet (ttft_s < 0.5), over the result's keys and the varied fields under vary. (vary.kv, vary.memory.l3.size); repeatable; a point that fails is kept with pass false and left off the front")
 	fl.StringVar(&paretoSpec, "pareto", "", "print the Pareto front over two or three objectives, each min:EXPR or max:EXPR ('min:ttft_s,max:decode.tokens_per_s'); with --plot, draw it")
+	fl.StringVarP(&output, "output", "o", "", "write the JSON Lines stream (--format jsonl) into FILE, each point a whole line as it finishes, so a killed run keeps what it computed")
+	fl.StringVar(&resume, "resume", "", "go on with the JSON Lines FILE a killed run of this same sweep (same flags) was writing: its whole points are kept, a cut-short last line dropped, and only the missing points run; a missing FILE starts afresh")
 	fl.IntVar(&shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
 	cmd.AddCommand(newSweepMerge())
 	return cmd
@@ -250,6 +275,72 @@ func sweepFormat(cmd *cobra.Command, format, plot string, sharded bool) (jsonl b
 	return false, f, err
 }
 
+// sweepStream reads -o and --resume: the file the JSON Lines stream goes
+// to ("" for stdout). --resume FILE goes on writing FILE, so -o may only
+// repeat it; a stream is JSON Lines.
+func sweepStream(cmd *cobra.Command, output, resume, format string) (string, error) {
+	if resume != "" && output != "" && output != resume {
+		return "", inputErrorf("--resume %s goes on writing that file; -o %s names another: leave -o out", resume, output)
+	}
+	to := output
+	if resume != "" {
+		to = resume
+	}
+	if to == "" {
+		return "", nil
+	}
+	if cmd.Flags().Changed("format") && format != "jsonl" {
+		return "", inputErrorf("--format %s: -o and --resume write JSON Lines, --format jsonl; edgetwin sweep merge FILE prints it as table, json or csv", format)
+	}
+	if err := checkOutFile("-o", to); err != nil {
+		return "", err
+	}
+	return to, nil
+}
+
+// openStream opens where a sweep's JSON Lines go: stdout when to is "",
+// else the file, created afresh, or with resume what it holds of this
+// sweep (nil when there is nothing to keep: a missing or empty file, or
+// one cut inside its header), the file cut after its last whole line.
+// Lines are written unbuffered, a point a write, so a kill leaves at most
+// one line cut short, which a resume drops.
+func openStream(cmd *cobra.Command, to string, resume bool, h sweep.Header, sh sweep.Shard, indices []int) (io.Writer, *sweep.Partial, func() error, error) {
+	if to == "" {
+		return cmd.OutOrStdout(), nil, func() error { return nil }, nil
+	}
+	var part *sweep.Partial
+	if resume {
+		if _, err := os.Stat(to); err == nil {
+			p, err := sweep.ReadPartial(to, h, sh, indices)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if p.Header {
+				part = p
+			}
+		}
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if part != nil {
+		flags = os.O_WRONLY
+	}
+	file, err := os.OpenFile(to, flags, 0o644)
+	if err != nil {
+		return nil, nil, nil, outputErr("-o", to, err)
+	}
+	if part != nil {
+		if err := file.Truncate(part.Keep); err == nil {
+			_, err = file.Seek(part.Keep, io.SeekStart)
+		}
+		if err != nil {
+			file.Close()
+			return nil, nil, nil, fmt.Errorf("--resume %s: %w", to, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: resuming %s: %d of %d points done, %d to run\n", to, len(part.Points), len(indices), len(indices)-len(part.Points))
+	}
+	return file, part, file.Close, nil
+}
+
 // flagsDigest names the flags that shape a sweep's points, so that merge
 // can refuse parts of different sweeps: every flag's value, defaults
 // included, but the shard and the output.
@@ -257,8 +348,14 @@ func flagsDigest(fl *pflag.FlagSet) string {
 	h := sha256.New()
 	fl.VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "shard", "shards", "format", "plot", "help":
+		case "shard", "shards", "format", "plot", "help", "output", "resume":
 			return
+		case "require", "pareto":
+			// Newer than the digest: left out when not given, so parts
+			// written before them still merge.
+			if !f.Changed {
+				return
+			}
 		}
 		fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value.String())
 	})
