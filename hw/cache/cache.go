@@ -157,6 +157,12 @@ type Request struct {
 // on a tie. An empty way's key is 0; a locked block's key carries the top
 // bit. Under LRU a key is the time stamp of the block's latest access;
 // under RRIP it is 4 − RRPV, so RRPV 3 (distant) is key 1.
+//
+// Under LRU each set also keeps its ways in key order (a recency list:
+// empty ways first, by way number, then the blocks from least to most
+// recently used), so a miss takes the first allowed, unlocked way from
+// the old end instead of comparing every way's key: the same victim, in
+// O(1) when the whole set may be allocated and nothing is locked.
 type Cache struct {
 	g      Geometry
 	policy policy
@@ -169,13 +175,20 @@ type Cache struct {
 	keys   []uint64
 	ins    []uint8 // BRRIP: insertions per set, modulo 32
 	clock  uint64  // LRU: time stamp of the latest access
-	acc    [256]int64
-	miss   [256]int64
+	// LRU's recency lists: for way w of the set at base, newer[base+w]
+	// is the next more recent way and older[base+w] the next less
+	// recent (none at the ends); oldest and newest are each set's ends.
+	// Nil when the victim is found by comparing keys (benchmarks only).
+	newer, older   []uint8
+	oldest, newest []uint8
+	acc            [256]int64
+	miss           [256]int64
 }
 
 const (
 	locked   = 1 << 63
 	excluded = 1 << 62 // a way the request may not allocate into
+	none     = 0xff    // no way: the end of a recency list (ways ≤ 64)
 	// RRIP keys: 4 − RRPV.
 	keyHit     = 4 // RRPV 0
 	keyLong    = 2 // RRPV 2: SRRIP's insertion, BRRIP's every 32nd
@@ -205,7 +218,52 @@ func New(cfg Config) *Cache {
 	for i := range c.tags {
 		c.tags[i] = -1
 	}
+	if p == lru {
+		c.newer, c.older = make([]uint8, n), make([]uint8, n)
+		c.oldest, c.newest = make([]uint8, c.sets), make([]uint8, c.sets)
+		var order [64]uint8
+		for w := range c.ways {
+			order[w] = uint8(w)
+		}
+		for s := range c.sets {
+			c.link(s, order[:c.ways])
+		}
+	}
 	return c
+}
+
+// link makes order (every way of set s once, oldest first) the set's
+// recency list.
+func (c *Cache) link(s uint64, order []uint8) {
+	base := int(s) * c.ways
+	prev := uint8(none)
+	for _, w := range order {
+		c.older[base+int(w)] = prev
+		if prev != none {
+			c.newer[base+int(prev)] = w
+		}
+		prev = w
+	}
+	c.newer[base+int(prev)] = none
+	c.oldest[s], c.newest[s] = order[0], prev
+}
+
+// touch makes way w the most recent of set s, whose ways start at base.
+func (c *Cache) touch(s uint64, base int, w uint8) {
+	if c.newest[s] == w {
+		return
+	}
+	o, n := c.older[base+int(w)], c.newer[base+int(w)] // n exists: w is not the newest
+	if o == none {
+		c.oldest[s] = n
+	} else {
+		c.newer[base+int(o)] = n
+	}
+	c.older[base+int(n)] = o
+	m := c.newest[s]
+	c.newer[base+int(m)] = w
+	c.older[base+int(w)], c.newer[base+int(w)] = m, none
+	c.newest[s] = w
 }
 
 // Geometry returns the cache's shape.
@@ -246,7 +304,9 @@ func (c *Cache) block(addr int64) int64 {
 // such way); otherwise the policy picks the victim among the candidates.
 // When every candidate way of the set is locked (or r.Ways names none of
 // the cache's ways) the access does not allocate: it counts as a miss and
-// evicts nothing. Access costs O(ways) and does not allocate memory.
+// evicts nothing. Access costs O(ways) (the tag search; under LRU the
+// victim costs O(1) more, plus the ways skipped for a partition or a
+// lock) and does not allocate memory.
 func (c *Cache) Access(addr int64, r Request) bool {
 	return c.access(c.block(addr), r)
 }
@@ -269,6 +329,9 @@ func (c *Cache) access(blk int64, r Request) bool {
 			if c.policy == lru {
 				c.clock++
 				keys[w] = keys[w]&locked | lock | c.clock
+				if c.newer != nil {
+					c.touch(s, base, uint8(w))
+				}
 			} else {
 				keys[w] = keys[w]&locked | lock | keyHit
 			}
@@ -283,6 +346,19 @@ func (c *Cache) access(blk int64, r Request) bool {
 	mask := c.all
 	if r.Ways != 0 {
 		mask &= r.Ways
+	}
+	if c.newer != nil {
+		// LRU: the oldest allowed, unlocked way of the recency list.
+		for w := c.oldest[s]; w != none; w = c.newer[base+int(w)] {
+			if mask>>w&1 != 0 && keys[w]&locked == 0 {
+				tags[w] = blk
+				c.clock++
+				keys[w] = lock | c.clock
+				c.touch(s, base, w)
+				return false
+			}
+		}
+		return false // every allowed way is locked (or none is allowed)
 	}
 	// Scan the span of the mask; a mask with holes (rare: Ways makes
 	// spans) also skips the ways missing from it.
@@ -348,11 +424,14 @@ type State struct {
 	keys  []uint64
 	ins   []uint8
 	clock uint64
+	// LRU's recency lists, which the keys imply.
+	newer, older, oldest, newest []uint8
 }
 
 // Save copies the cache's contents.
 func (c *Cache) Save() *State {
-	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock}
+	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock,
+		newer: slices.Clone(c.newer), older: slices.Clone(c.older), oldest: slices.Clone(c.oldest), newest: slices.Clone(c.newest)}
 }
 
 // Restore puts back contents saved from this cache (or one of the same
@@ -362,6 +441,10 @@ func (c *Cache) Restore(s *State) {
 	copy(c.keys, s.keys)
 	copy(c.ins, s.ins)
 	c.clock = s.clock
+	copy(c.newer, s.newer)
+	copy(c.older, s.older)
+	copy(c.oldest, s.oldest)
+	copy(c.newest, s.newest)
 }
 
 // Invalidate empties every unlocked block in the given ways (0: all), as a
@@ -377,5 +460,30 @@ func (c *Cache) Invalidate(ways WayMask) {
 				c.tags[base+w], c.keys[base+w] = -1, 0
 			}
 		}
+		if c.newer != nil {
+			c.relinkEmpty(uint64(base / c.ways))
+		}
 	}
+}
+
+// relinkEmpty restores set s's recency list after ways were emptied: the
+// empty ways (key 0) first, by way number, then the others in the order
+// they had.
+func (c *Cache) relinkEmpty(s uint64) {
+	base := int(s) * c.ways
+	var order [64]uint8
+	n := 0
+	for w := range c.ways {
+		if c.tags[base+w] == -1 {
+			order[n] = uint8(w)
+			n++
+		}
+	}
+	for w := c.oldest[s]; w != none; w = c.newer[base+int(w)] {
+		if c.tags[base+int(w)] != -1 {
+			order[n] = w
+			n++
+		}
+	}
+	c.link(s, order[:c.ways])
 }
