@@ -175,14 +175,14 @@ type Cache struct {
 	keys   []uint64
 	ins    []uint8 // BRRIP: insertions per set, modulo 32
 	clock  uint64  // LRU: time stamp of the latest access
-	// LRU's recency lists: for way w of the set at base, newer[base+w]
-	// is the next more recent way and older[base+w] the next less
-	// recent (none at the ends); oldest and newest are each set's ends.
+	// LRU's recency lists, ways+1 entries a set, side by side so that a
+	// lookup touches one more cache line: entry 0 holds the set's oldest
+	// way (low byte) and newest (high byte), entry 1+w way w's next less
+	// recent way (low) and next more recent (high), none at the ends.
 	// Nil when the victim is found by comparing keys (benchmarks only).
-	newer, older   []uint8
-	oldest, newest []uint8
-	acc            [256]int64
-	miss           [256]int64
+	rec  []uint16
+	acc  [256]int64
+	miss [256]int64
 }
 
 const (
@@ -219,8 +219,7 @@ func New(cfg Config) *Cache {
 		c.tags[i] = -1
 	}
 	if p == lru {
-		c.newer, c.older = make([]uint8, n), make([]uint8, n)
-		c.oldest, c.newest = make([]uint8, c.sets), make([]uint8, c.sets)
+		c.rec = make([]uint16, int(c.sets)*(c.ways+1))
 		var order [64]uint8
 		for w := range c.ways {
 			order[w] = uint8(w)
@@ -232,38 +231,46 @@ func New(cfg Config) *Cache {
 	return c
 }
 
+// recency is set s's recency list: its ends, then a link a way.
+func (c *Cache) recency(s uint64) []uint16 {
+	o := int(s) * (c.ways + 1)
+	return c.rec[o : o+c.ways+1 : o+c.ways+1]
+}
+
 // link makes order (every way of set s once, oldest first) the set's
 // recency list.
 func (c *Cache) link(s uint64, order []uint8) {
-	base := int(s) * c.ways
+	rec := c.recency(s)
 	prev := uint8(none)
-	for _, w := range order {
-		c.older[base+int(w)] = prev
-		if prev != none {
-			c.newer[base+int(prev)] = w
+	for k, w := range order {
+		next := uint8(none)
+		if k+1 < len(order) {
+			next = order[k+1]
 		}
+		rec[1+int(w)] = uint16(prev) | uint16(next)<<8
 		prev = w
 	}
-	c.newer[base+int(prev)] = none
-	c.oldest[s], c.newest[s] = order[0], prev
+	rec[0] = uint16(order[0]) | uint16(prev)<<8
 }
 
-// touch makes way w the most recent of set s, whose ways start at base.
-func (c *Cache) touch(s uint64, base int, w uint8) {
-	if c.newest[s] == w {
+// touch makes way w the most recent of its set, whose list is rec.
+func touch(rec []uint16, w uint8) {
+	ends := rec[0]
+	m := uint8(ends >> 8)
+	if m == w {
 		return
 	}
-	o, n := c.older[base+int(w)], c.newer[base+int(w)] // n exists: w is not the newest
+	l := rec[1+int(w)]
+	o, n := uint8(l), uint8(l>>8) // n is a way: w is not the newest
+	rec[1+int(n)] = rec[1+int(n)]&0xff00 | uint16(o)
 	if o == none {
-		c.oldest[s] = n
+		ends = ends&0xff00 | uint16(n)
 	} else {
-		c.newer[base+int(o)] = n
+		rec[1+int(o)] = rec[1+int(o)]&0x00ff | uint16(n)<<8
 	}
-	c.older[base+int(n)] = o
-	m := c.newest[s]
-	c.newer[base+int(m)] = w
-	c.older[base+int(w)], c.newer[base+int(w)] = m, none
-	c.newest[s] = w
+	rec[1+int(m)] = rec[1+int(m)]&0x00ff | uint16(w)<<8
+	rec[1+int(w)] = uint16(m) | none<<8
+	rec[0] = ends&0x00ff | uint16(w)<<8
 }
 
 // Geometry returns the cache's shape.
@@ -329,8 +336,8 @@ func (c *Cache) access(blk int64, r Request) bool {
 			if c.policy == lru {
 				c.clock++
 				keys[w] = keys[w]&locked | lock | c.clock
-				if c.newer != nil {
-					c.touch(s, base, uint8(w))
+				if c.rec != nil {
+					touch(c.recency(s), uint8(w))
 				}
 			} else {
 				keys[w] = keys[w]&locked | lock | keyHit
@@ -347,14 +354,15 @@ func (c *Cache) access(blk int64, r Request) bool {
 	if r.Ways != 0 {
 		mask &= r.Ways
 	}
-	if c.newer != nil {
+	if c.rec != nil {
 		// LRU: the oldest allowed, unlocked way of the recency list.
-		for w := c.oldest[s]; w != none; w = c.newer[base+int(w)] {
+		rec := c.recency(s)
+		for w := uint8(rec[0]); w != none; w = uint8(rec[1+int(w)] >> 8) {
 			if mask>>w&1 != 0 && keys[w]&locked == 0 {
 				tags[w] = blk
 				c.clock++
 				keys[w] = lock | c.clock
-				c.touch(s, base, w)
+				touch(rec, w)
 				return false
 			}
 		}
@@ -424,14 +432,13 @@ type State struct {
 	keys  []uint64
 	ins   []uint8
 	clock uint64
-	// LRU's recency lists, which the keys imply.
-	newer, older, oldest, newest []uint8
+	rec   []uint16 // LRU's recency lists, which the keys imply
 }
 
 // Save copies the cache's contents.
 func (c *Cache) Save() *State {
 	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock,
-		newer: slices.Clone(c.newer), older: slices.Clone(c.older), oldest: slices.Clone(c.oldest), newest: slices.Clone(c.newest)}
+		rec: slices.Clone(c.rec)}
 }
 
 // Restore puts back contents saved from this cache (or one of the same
@@ -441,10 +448,7 @@ func (c *Cache) Restore(s *State) {
 	copy(c.keys, s.keys)
 	copy(c.ins, s.ins)
 	c.clock = s.clock
-	copy(c.newer, s.newer)
-	copy(c.older, s.older)
-	copy(c.oldest, s.oldest)
-	copy(c.newest, s.newest)
+	copy(c.rec, s.rec)
 }
 
 // Invalidate empties every unlocked block in the given ways (0: all), as a
@@ -460,7 +464,7 @@ func (c *Cache) Invalidate(ways WayMask) {
 				c.tags[base+w], c.keys[base+w] = -1, 0
 			}
 		}
-		if c.newer != nil {
+		if c.rec != nil {
 			c.relinkEmpty(uint64(base / c.ways))
 		}
 	}
@@ -479,7 +483,8 @@ func (c *Cache) relinkEmpty(s uint64) {
 			n++
 		}
 	}
-	for w := c.oldest[s]; w != none; w = c.newer[base+int(w)] {
+	rec := c.recency(s)
+	for w := uint8(rec[0]); w != none; w = uint8(rec[1+int(w)] >> 8) {
 		if c.tags[base+int(w)] != -1 {
 			order[n] = w
 			n++
