@@ -53,7 +53,19 @@ func TestSweepResume(t *testing.T) {
 			}
 		}
 	}
-	// A file that does not exist yet is started.
+	// A finished file is left as it is, and a file that does not exist
+	// yet is started.
+	done := filepath.Join(dir, "done.jsonl")
+	if code, _, errs := sweepCLI(append(slices.Clone(frontArgs), "-o", done)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, _ := os.ReadFile(done)
+	if code, _, errs := sweepCLI(append(slices.Clone(frontArgs), "--resume", done)...); code != 0 || !strings.Contains(errs, "0 to run") {
+		t.Errorf("--resume of a finished file: exit %d: %s", code, errs)
+	}
+	if got, _ := os.ReadFile(done); !bytes.Equal(got, want) {
+		t.Errorf("--resume changed a finished file")
+	}
 	fresh := filepath.Join(dir, "fresh.jsonl")
 	if code, _, errs := sweepCLI(append(slices.Clone(frontArgs), "--resume", fresh)...); code != 0 {
 		t.Errorf("--resume of a new file: exit %d: %s", code, errs)
