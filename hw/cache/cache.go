@@ -160,9 +160,10 @@ type Request struct {
 //
 // Under LRU each set also keeps its ways in key order (a recency list:
 // empty ways first, by way number, then the blocks from least to most
-// recently used), so a miss takes the first allowed, unlocked way from
-// the old end instead of comparing every way's key: the same victim, in
-// O(1) when the whole set may be allocated and nothing is locked.
+// recently used), so a miss that may allocate in every way takes the
+// first unlocked way from the old end instead of comparing every way's
+// key: the same victim, in O(1) unless the oldest ways are locked. A miss
+// in a partition of the ways compares keys, as before.
 type Cache struct {
 	g      Geometry
 	policy policy
@@ -175,20 +176,24 @@ type Cache struct {
 	keys   []uint64
 	ins    []uint8 // BRRIP: insertions per set, modulo 32
 	clock  uint64  // LRU: time stamp of the latest access
-	// LRU's recency lists, ways+1 entries a set, side by side so that a
+	// LRU's recency lists, a block of stride entries a set, so that a
 	// lookup touches one more cache line: entry 0 holds the set's oldest
 	// way (low byte) and newest (high byte), entry 1+w way w's next less
 	// recent way (low) and next more recent (high), none at the ends.
 	// Nil when the victim is found by comparing keys (benchmarks only).
-	rec  []uint16
-	acc  [256]int64
-	miss [256]int64
+	rec    []uint16
+	stride int
+	acc    [256]int64
+	miss   [256]int64
 }
 
 const (
 	locked   = 1 << 63
 	excluded = 1 << 62 // a way the request may not allocate into
 	none     = 0xff    // no way: the end of a recency list (ways ≤ 64)
+	// maxWalk is how many locked ways an LRU miss skips along its
+	// recency list before it scans the keys instead.
+	maxWalk = 4
 	// RRIP keys: 4 − RRPV.
 	keyHit     = 4 // RRPV 0
 	keyLong    = 2 // RRPV 2: SRRIP's insertion, BRRIP's every 32nd
@@ -219,7 +224,10 @@ func New(cfg Config) *Cache {
 		c.tags[i] = -1
 	}
 	if p == lru {
-		c.rec = make([]uint16, int(c.sets)*(c.ways+1))
+		// A set's block is padded to a power of two (32 B for 12 ways,
+		// 64 B for 16), so it never straddles two cache lines.
+		c.stride = 1 << bits.Len(uint(c.ways))
+		c.rec = make([]uint16, int(c.sets)*c.stride)
 		var order [64]uint8
 		for w := range c.ways {
 			order[w] = uint8(w)
@@ -233,7 +241,7 @@ func New(cfg Config) *Cache {
 
 // recency is set s's recency list: its ends, then a link a way.
 func (c *Cache) recency(s uint64) []uint16 {
-	o := int(s) * (c.ways + 1)
+	o := int(s) * c.stride
 	return c.rec[o : o+c.ways+1 : o+c.ways+1]
 }
 
@@ -354,19 +362,22 @@ func (c *Cache) access(blk int64, r Request) bool {
 	if r.Ways != 0 {
 		mask &= r.Ways
 	}
-	if c.rec != nil {
-		// LRU: the oldest allowed, unlocked way of the recency list.
+	if c.rec != nil && mask == c.all {
+		// LRU over the whole set: the oldest unlocked way of the recency
+		// list. Past a few locked ways the scan below is cheaper than
+		// following links; under a partition it always is.
 		rec := c.recency(s)
-		for w := uint8(rec[0]); w != none; w = uint8(rec[1+int(w)] >> 8) {
-			if mask>>w&1 != 0 && keys[w]&locked == 0 {
+		w := uint8(rec[0])
+		for k := 0; k < maxWalk && w != none; k++ {
+			if keys[w]&locked == 0 {
 				tags[w] = blk
 				c.clock++
 				keys[w] = lock | c.clock
 				touch(rec, w)
 				return false
 			}
+			w = uint8(rec[1+int(w)] >> 8)
 		}
-		return false // every allowed way is locked (or none is allowed)
 	}
 	// Scan the span of the mask; a mask with holes (rare: Ways makes
 	// spans) also skips the ways missing from it.
@@ -386,6 +397,9 @@ func (c *Cache) access(blk int64, r Request) bool {
 	case lru:
 		c.clock++
 		keys[victim] = lock | c.clock
+		if c.rec != nil {
+			touch(c.recency(s), uint8(victim))
+		}
 		return false
 	case srrip:
 		keys[victim] = lock | keyLong
