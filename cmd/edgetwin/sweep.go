@@ -87,6 +87,13 @@ every point with its objectives; sweep merge prints the front.
 
 Expressions are compiled before anything runs: a bad one is exit 2.
 
+-o FILE writes the JSON Lines stream into FILE, a whole line a point as
+each finishes (in order), so a killed run keeps every point it finished.
+--resume FILE, with the flags that began it, checks that FILE is this
+sweep's (and this shard's), drops a last line the kill cut short, runs
+only the points missing and appends them: FILE ends as an uninterrupted
+run leaves it. A FILE that does not exist is begun.
+
 --sample lhs:N (or random:N) runs N points drawn from the space the --vary
 ranges span, which may then be far larger than 10000 points: a Latin
 hypercube covers every axis evenly with few points. The draw follows
@@ -95,11 +102,12 @@ hypercube covers every axis evenly with few points. The draw follows
       --metrics memory.kv_l3_miss_rate,memory.l3_miss_rate,decode.tokens_per_s --plot kv.png
   edgetwin sweep --vary ctx=128..4096:x2 --vary memory.l3.size=3MiB,6MiB,12MiB \
       --metrics decode.tokens_per_s --format csv
-  edgetwin sweep --fidelity analytic --vary memory.l3.size=2MiB..16MiB:x2 --vary ctx=256..4096:x2 \
+  edgetwin sweep --fidelity analytic --vary memory.l3.size=3MiB..24MiB:x2 --vary ctx=256..4096:x2 \
       --metrics decode.tokens_per_s --require 'ttft_s < 2' \
       --pareto 'min:vary.memory.l3.size,max:decode.tokens_per_s' --plot front.png
   edgetwin sweep --vary memory.dram.bandwidth=40GB/s..80GB/s:10GB/s --metrics decode.tokens_per_s
-  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl`,
+  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl
+  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s -o run.jsonl   # killed? the same with --resume run.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			sh, err := sweep.ParseShard(shard, shards, os.Getenv)
@@ -110,10 +118,11 @@ hypercube covers every axis evenly with few points. The draw follows
 			if err != nil {
 				return err
 			}
-			jsonl, format, err := sweepFormat(cmd, f.format, plotTo, shard != "" || streamTo != "")
+			jsonl, format, err := sweepFormat(cmd, f.format, plotTo, shard != "")
 			if err != nil {
 				return err
 			}
+			jsonl = jsonl || streamTo != "" // sweepStream checked --format
 			if len(metrics) == 0 {
 				return inputErrorf("--metrics is required: result key paths such as decode.tokens_per_s,memory.kv_l3_miss_rate")
 			}
