@@ -161,3 +161,23 @@ func TestSweepMergeKeepsTheFront(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepFrontOfASample: a sampled sweep has no grid to plot but has a
+// front, which --plot draws; -o with --plot draws the whole sweep, which
+// it is.
+func TestSweepFrontOfASample(t *testing.T) {
+	dir := t.TempDir()
+	args := append(slices.Clone(frontArgs), "--sample", "lhs:5", "--pareto", "min:vary.memory.dram.bandwidth,max:decode.tokens_per_s",
+		"--plot", filepath.Join(dir, "front.png"), "--format", "csv")
+	code, out, errs := sweepCLI(args...)
+	if code != 0 || !strings.HasPrefix(out, "memory.l3.size,memory.dram.bandwidth,decode.tokens_per_s,ttft_s\n") {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "front.png")); err != nil {
+		t.Error(err)
+	}
+	code, _, errs = sweepCLI(append(slices.Clone(frontArgs), "-o", filepath.Join(dir, "run.jsonl"), "--plot", filepath.Join(dir, "grid.png"))...)
+	if _, err := os.Stat(filepath.Join(dir, "grid.png")); code != 0 || err != nil {
+		t.Errorf("-o with --plot: exit %d (%s), %v", code, errs, err)
+	}
+}
