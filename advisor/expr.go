@@ -26,6 +26,9 @@ type Env struct {
 	known   map[string]bool // every leaf and inner path
 	leaves  []string
 	kinds   map[string]units.Kind // quantity kinds of chip paths
+	// names says, in an unknown name's message, what the names are; ""
+	// for advise's (the result's keys and chip.).
+	names string
 }
 
 // newEnv builds the example environment from the result's keys and the
@@ -157,7 +160,11 @@ func (e *Env) unknownName(flag, text, name string) error {
 	if len(near) > 0 {
 		hint = "; did you mean " + strings.Join(near, ", ") + "?"
 	}
-	return fmt.Errorf("%s %q: unknown name %s%s (names are the keys of edgetwin simulate --format json, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth)", flag, text, name, hint)
+	names := e.names
+	if names == "" {
+		names = "the keys of edgetwin simulate --format json, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth"
+	}
+	return fmt.Errorf("%s %q: unknown name %s%s (names are %s)", flag, text, name, hint, names)
 }
 
 // references lists the environment paths an expression reads: identifiers

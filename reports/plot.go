@@ -80,6 +80,9 @@ type Panel struct {
 type Line struct {
 	Label string
 	X, Y  []float64 // points without a figure are left out
+	// Scatter draws the points alone, unjoined: points that are not a
+	// series (a sweep's points in objective space).
+	Scatter bool
 }
 
 // SweepPlotData lays out a sweep for plotting: x is the first varied
@@ -141,6 +144,74 @@ func SweepPlotData(s *sweep.Result) PlotData {
 		d.Panels = append(d.Panels, panel)
 	}
 	return d
+}
+
+// FrontPlotData lays out a sweep's Pareto front: x is the first
+// objective, y the second, every point that passes drawn unjoined and the
+// front's points marked, joined in x order when there are two objectives
+// (with three, the front seen along the third is no line). Objectives
+// named like a result key are scaled to a readable unit as a metric is.
+func FrontPlotData(s *sweep.Result) PlotData {
+	if len(s.Objectives) < 2 {
+		panic("reports: a front plot needs two objectives")
+	}
+	xo, yo := s.Objectives[0], s.Objectives[1]
+	var all, front Line
+	all.Label, all.Scatter = "points", true
+	front.Label, front.Scatter = "Pareto front", len(s.Objectives) > 2
+	onFront := s.Front()
+	var xs, ys []float64
+	for i, p := range s.Points {
+		if !p.Pass() || p.Objectives[0] == nil || p.Objectives[1] == nil {
+			continue
+		}
+		xs, ys = append(xs, *p.Objectives[0]), append(ys, *p.Objectives[1])
+		l := &all
+		if slices.Contains(onFront, i) {
+			l = &front
+		}
+		l.X, l.Y = append(l.X, *p.Objectives[0]), append(l.Y, *p.Objectives[1])
+	}
+	xUnit, xDiv := axisUnit(xs, objectiveKind(s, xo))
+	yUnit, yDiv := axisUnit(ys, objectiveKind(s, yo))
+	for _, l := range []*Line{&all, &front} {
+		for j := range l.X {
+			l.X[j], l.Y[j] = l.X[j]/xDiv, l.Y[j]/yDiv
+		}
+	}
+	order := make([]int, len(front.X))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(front.X[a], front.X[b]) })
+	fx, fy := make([]float64, len(order)), make([]float64, len(order))
+	for j, o := range order {
+		fx[j], fy[j] = front.X[o], front.Y[o]
+	}
+	front.X, front.Y = fx, fy
+	title := s.Title() + " — Pareto front"
+	if len(s.Objectives) > 2 {
+		title += " (also over " + s.Objectives[2].String() + ")"
+	}
+	return PlotData{
+		Title:  title,
+		XLabel: withUnit(xo.String(), xUnit),
+		XLog:   spansDecade(xs),
+		Panels: []Panel{{YLabel: withUnit(yo.String(), yUnit), Lines: []Line{all, front}, YFit: true}},
+	}
+}
+
+// objectiveKind is the dimension of an objective: its field's when it is
+// one (vary.memory.l3.size), else what its name suggests (ttft_s).
+func objectiveKind(s *sweep.Result, o sweep.Objective) units.Kind {
+	if name, ok := strings.CutPrefix(o.Text, "vary."); ok {
+		for _, f := range s.Fields {
+			if f.Name == name {
+				return f.Kind
+			}
+		}
+	}
+	return MetricKind(o.Text)
 }
 
 // axisUnit picks the unit an axis of kind k shows vals in, the one
@@ -282,7 +353,11 @@ func (d PlotData) Figure() (*Figure, error) {
 				return nil, fmt.Errorf("panel %s, line %q: %w", p.YLabel, l.Label, err)
 			}
 			line.LineStyle, points.GlyphStyle = lineStyle(k), glyphStyle(k)
-			pl.Add(line, points)
+			if l.Scatter {
+				pl.Add(points)
+			} else {
+				pl.Add(line, points)
+			}
 		}
 		if d.PanelLegends {
 			f.PanelLegends = append(f.PanelLegends, linesLegend(p.Lines))
@@ -316,7 +391,10 @@ func linesLegend(lines []Line) *plot.Legend {
 	l.Padding = vg.Points(4)
 	named := false
 	for k, line := range lines {
-		if line.Label != "" {
+		if line.Label != "" && line.Scatter {
+			l.Add(line.Label, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
+			named = true
+		} else if line.Label != "" {
 			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(k)}, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
 			named = true
 		}

@@ -170,6 +170,19 @@ func (j sweepJSON) MarshalJSON() ([]byte, error) {
 			}
 			member(&b, true, m, v)
 		}
+		for _, k := range j.s.ObjectiveColumns() {
+			v := "null"
+			if p.Objectives[k] != nil {
+				v = jsonNumber(*p.Objectives[k])
+			}
+			member(&b, true, j.s.Objectives[k].Text, v)
+		}
+		if len(j.s.Requires) > 0 {
+			member(&b, true, "pass", strconv.FormatBool(p.Pass()))
+			if len(p.Unmet) > 0 {
+				member(&b, true, "unmet", string(sweep.TextList(p.Unmet)))
+			}
+		}
 		if p.Err != "" {
 			msg, _ := json.Marshal(p.Err)
 			member(&b, true, "error", string(msg))
@@ -200,17 +213,35 @@ func jsonNumber(v float64) string {
 	return string(data)
 }
 
-// sweepHeader lists the columns: fields, metrics, and error when a point failed.
+// sweepHeader lists the columns: fields, metrics, the objectives that are
+// not metrics, pass and unmet when the sweep has requirements, and error
+// when a point failed.
 func sweepHeader(s *sweep.Result) []string {
 	var h []string
 	for _, f := range s.Fields {
 		h = append(h, f.Name)
 	}
 	h = append(h, s.Metrics...)
+	for _, k := range s.ObjectiveColumns() {
+		h = append(h, s.Objectives[k].Text)
+	}
+	if len(s.Requires) > 0 {
+		h = append(h, "pass", "unmet")
+	}
 	if failed(s) {
 		h = append(h, "error")
 	}
 	return h
+}
+
+// objectiveCells are a point's objective values that have columns of
+// their own, printed by cell ("" or "—" for a null).
+func objectiveCells(s *sweep.Result, p sweep.Point, cell func(v *float64, key string) string) []string {
+	var out []string
+	for _, k := range s.ObjectiveColumns() {
+		out = append(out, cell(p.Objectives[k], s.Objectives[k].Text))
+	}
+	return out
 }
 
 // SweepCSV prints a header row and one row per point: numbers in SI base
@@ -234,6 +265,15 @@ func SweepCSV(w io.Writer, s *sweep.Result) error {
 			}
 			rec = append(rec, cell)
 		}
+		rec = append(rec, objectiveCells(s, p, func(v *float64, _ string) string {
+			if v == nil {
+				return ""
+			}
+			return jsonNumber(*v)
+		})...)
+		if len(s.Requires) > 0 {
+			rec = append(rec, strconv.FormatBool(p.Pass()), strings.Join(p.Unmet, "; "))
+		}
 		if someFailed {
 			rec = append(rec, p.Err)
 		}
@@ -254,13 +294,11 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 	// Every cell ends with a tab so that AlignRight aligns it; the error
 	// text follows the last tab and stays left-aligned.
 	for _, h := range sweepHeader(s) {
-		if h == "error" {
-			fmt.Fprint(tw, "  error")
-		} else {
+		if h != "error" && h != "unmet" { // the free-text cell, headed below
 			fmt.Fprintf(tw, "%s\t", h)
 		}
 	}
-	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, tableTrailer(unmet(s), failed(s)))
 	for _, p := range s.Points {
 		for k, f := range s.Fields {
 			fmt.Fprintf(tw, "%s\t", FormatValue(p.Values[k], f.Kind))
@@ -272,12 +310,51 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 			}
 			fmt.Fprintf(tw, "%s\t", cell)
 		}
-		if p.Err != "" {
+		for _, c := range objectiveCells(s, p, func(v *float64, key string) string {
+			if v == nil {
+				return "—"
+			}
+			return FormatValue(*v, MetricKind(key)) // not a field: those have no column
+		}) {
+			fmt.Fprintf(tw, "%s\t", c)
+		}
+		if len(s.Requires) > 0 {
+			pass := "no"
+			if p.Pass() {
+				pass = "yes"
+			}
+			fmt.Fprintf(tw, "%s\t", pass)
+		}
+		// One free-text cell ends the row: why the point did not run, or
+		// else the requirements it fails.
+		switch {
+		case p.Err != "":
 			fmt.Fprint(tw, "  "+p.Err)
+		case len(p.Unmet) > 0:
+			fmt.Fprint(tw, "  "+strings.Join(p.Unmet, "; "))
 		}
 		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// unmet reports whether any point of s fails a requirement.
+func unmet(s *sweep.Result) bool {
+	return slices.ContainsFunc(s.Points, func(p sweep.Point) bool { return len(p.Unmet) > 0 })
+}
+
+// tableTrailer heads the row's one free-text cell by what it can hold: why
+// a point did not run, or the requirements it fails.
+func tableTrailer(unmet, failed bool) string {
+	switch {
+	case unmet && failed:
+		return "  error or unmet"
+	case unmet:
+		return "  unmet"
+	case failed:
+		return "  error"
+	}
+	return ""
 }
 
 // FormatValue prints v for people: a quantity of kind k with units.Approx;

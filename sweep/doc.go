@@ -29,4 +29,12 @@
 // given twice. Each run costs one simulation per point; the check of
 // every point's overrides before the run loads each distinct chip and
 // model once more.
+//
+// Judge, when the caller sets it, checks each point against requirements
+// and evaluates the objectives of a Pareto front (the caller compiles
+// them; cmd uses advisor.PointEnv). Result.Front picks the points that
+// pass and that no other beats in every objective (Front, O(n²), ties all
+// kept). ReadPartial reads the JSON Lines of a run cut short, so that it
+// can go on with only the missing points (AppendEncoder) and end with the
+// bytes an uninterrupted run writes.
 package sweep

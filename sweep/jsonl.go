@@ -25,6 +25,10 @@ type Header struct {
 	// (chip, model, --set, fidelity, seed, ...), made by the caller.
 	Flags  string
 	Points int // in the whole sweep
+	// Requires and Objectives are the sweep's --require and --pareto
+	// expressions; the points carry their verdicts and values.
+	Requires   []string
+	Objectives []Objective
 }
 
 // headerJSON is the header line's "sweep" member.
@@ -37,6 +41,8 @@ type headerJSON struct {
 	Metrics []string    `json:"metrics"`
 	Flags   string      `json:"flags"`
 	Points  int         `json:"points"`
+	Require []string    `json:"require,omitempty"`
+	Pareto  []string    `json:"pareto,omitempty"` // Objective.String of each
 }
 
 type fieldJSON struct {
@@ -52,7 +58,10 @@ type headerLine struct {
 }
 
 func (h Header) toJSON() headerJSON {
-	j := headerJSON{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Varies: h.Varies, Metrics: h.Metrics, Flags: h.Flags, Points: h.Points}
+	j := headerJSON{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Varies: h.Varies, Metrics: h.Metrics, Flags: h.Flags, Points: h.Points, Require: h.Requires}
+	for _, o := range h.Objectives {
+		j.Pareto = append(j.Pareto, o.String())
+	}
 	for _, f := range h.Fields {
 		fj := fieldJSON{Name: f.Name, Label: f.Label, Derived: f.Derived}
 		if f.Kind != 0 {
@@ -64,7 +73,14 @@ func (h Header) toJSON() headerJSON {
 }
 
 func (j headerJSON) header() (Header, error) {
-	h := Header{SoC: j.SoC, Model: j.Model, Quant: j.Quant, Varies: j.Varies, Metrics: j.Metrics, Flags: j.Flags, Points: j.Points}
+	h := Header{SoC: j.SoC, Model: j.Model, Quant: j.Quant, Varies: j.Varies, Metrics: j.Metrics, Flags: j.Flags, Points: j.Points, Requires: j.Require}
+	if len(j.Pareto) > 0 {
+		objs, err := ParseObjectives(strings.Join(j.Pareto, ","))
+		if err != nil {
+			return Header{}, fmt.Errorf("the sweep header's pareto: %v", err)
+		}
+		h.Objectives = objs
+	}
 	for _, fj := range j.Fields {
 		f := Field{Name: fj.Name, Label: fj.Label, Derived: fj.Derived}
 		if fj.Kind != "" {
@@ -87,7 +103,10 @@ func (j headerJSON) header() (Header, error) {
 
 // Encoder writes a sweep, or one shard of it, as JSON Lines: a header
 // line {"sweep": …, "shard": "I/N"}, then one point a line,
-// {"index": i, FIELD: value…, METRIC: value or null…, "error": why}.
+// {"index": i, FIELD: value…, METRIC: value or null…, OBJECTIVE: value or
+// null…, "pass": bool, "unmet": [why…], "error": why}. Objectives that are
+// also metrics are not repeated; pass and unmet are there when the sweep
+// has requirements, unmet only when the point fails one.
 // Numbers are written as encoding/json writes float64s, which read back
 // to the same bits, so a merge prints what the sweep would have.
 type Encoder struct {
@@ -120,6 +139,19 @@ func (e *Encoder) Encode(p Point) error {
 	for k, m := range e.h.Metrics {
 		if err := member(&b, m, p.Metrics[k]); err != nil {
 			return err
+		}
+	}
+	for _, k := range objectiveColumns(e.h.Fields, e.h.Metrics, e.h.Objectives) {
+		if err := member(&b, e.h.Objectives[k].Text, p.Objectives[k]); err != nil {
+			return err
+		}
+	}
+	if len(e.h.Requires) > 0 {
+		b.WriteString(`,"pass":`)
+		b.WriteString(strconv.FormatBool(p.Pass()))
+		if len(p.Unmet) > 0 {
+			b.WriteString(`,"unmet":`)
+			b.Write(TextList(p.Unmet))
 		}
 	}
 	if p.Err != "" {
@@ -184,7 +216,8 @@ func Merge(names ...string) (*Result, error) {
 	if len(missing) > 0 {
 		return nil, m.missing(missing)
 	}
-	r := &Result{SoC: m.h.SoC, Model: m.h.Model, Quant: m.h.Quant, Fields: m.h.Fields, Metrics: m.h.Metrics, Points: m.points}
+	r := &Result{SoC: m.h.SoC, Model: m.h.Model, Quant: m.h.Quant, Fields: m.h.Fields, Metrics: m.h.Metrics,
+		Requires: m.h.Requires, Objectives: m.h.Objectives, Points: m.points}
 	slices.SortFunc(r.Points, func(a, b Point) int { return a.Index - b.Index })
 	return r, nil
 }
@@ -291,6 +324,10 @@ func differ(a, b Header) string {
 		return fmt.Sprintf("%s %s on %s vs %s %s on %s", a.Model, a.Quant, a.SoC, b.Model, b.Quant, b.SoC)
 	case !slices.Equal(a.Fields, b.Fields):
 		return "their fields differ"
+	case !slices.Equal(a.Requires, b.Requires):
+		return fmt.Sprintf("--require %q vs %q", a.Requires, b.Requires)
+	case !slices.Equal(a.Objectives, b.Objectives):
+		return fmt.Sprintf("--pareto %v vs %v", a.Objectives, b.Objectives)
 	}
 	return ""
 }
@@ -351,10 +388,69 @@ func decodePoint(h *Header, obj map[string]json.RawMessage) (Point, error) {
 		}
 		p.Metrics = append(p.Metrics, v)
 	}
+	for _, o := range h.Objectives {
+		m, f := shownAs(h.Fields, h.Metrics, o)
+		switch {
+		case m >= 0:
+			p.Objectives = append(p.Objectives, p.Metrics[m])
+			continue
+		case f >= 0:
+			p.Objectives = append(p.Objectives, &p.Values[f])
+			continue
+		}
+		v, err := num(o.Text, true)
+		if err != nil {
+			return Point{}, err
+		}
+		p.Objectives = append(p.Objectives, v)
+	}
+	if raw, ok := obj["unmet"]; ok {
+		if err := json.Unmarshal(raw, &p.Unmet); err != nil {
+			return Point{}, fmt.Errorf("point %d: its unmet is not a list of strings", p.Index)
+		}
+	}
 	if raw, ok := obj["error"]; ok {
 		if err := json.Unmarshal(raw, &p.Err); err != nil {
 			return Point{}, fmt.Errorf("point %d: its error is not a string", p.Index)
 		}
 	}
 	return p, nil
+}
+
+// TextList is the JSON of a list of messages, with <, > and & as they are
+// (encoding/json's default escapes them for HTML), so that a requirement
+// reads in the file as it was written.
+func TextList(list []string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(list); err != nil {
+		panic("sweep: a list of strings does not marshal: " + err.Error())
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// ObjectiveColumns lists the indices of the objectives that the sweep's
+// output shows in columns of their own: those that are neither a metric
+// nor a field (vary.FIELD).
+func (r *Result) ObjectiveColumns() []int { return objectiveColumns(r.Fields, r.Metrics, r.Objectives) }
+
+func objectiveColumns(fields []Field, metrics []string, objs []Objective) []int {
+	var out []int
+	for k, o := range objs {
+		if m, f := shownAs(fields, metrics, o); m < 0 && f < 0 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// shownAs finds an objective among the metrics and the fields (as
+// vary.FIELD): the index of either, -1 for neither.
+func shownAs(fields []Field, metrics []string, o Objective) (metric, field int) {
+	field = -1
+	if name, ok := strings.CutPrefix(o.Text, "vary."); ok {
+		field = slices.IndexFunc(fields, func(f Field) bool { return f.Name == name })
+	}
+	return slices.Index(metrics, o.Text), field
 }

@@ -23,7 +23,11 @@ type Result struct {
 	Fields []Field
 	// Metrics are result key paths (decode.tokens_per_s), as given.
 	Metrics []string
-	Points  []Point
+	// Requires are the --require expressions every point is checked
+	// against, as given; Objectives those of the Pareto front (--pareto).
+	Requires   []string
+	Objectives []Objective
+	Points     []Point
 }
 
 // Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".
@@ -60,6 +64,12 @@ type Point struct {
 	// Err says why the point has no result ("does not fit: ..."); its
 	// metrics are then all nil.
 	Err string
+	// Unmet says, for each requirement the point does not meet, why
+	// ("ttft_s < 0.5 is false"); empty when it meets them all.
+	Unmet []string
+	// Objectives are the values of the Pareto front's objectives, one
+	// each; nil where an objective reads a null figure.
+	Objectives []*float64
 }
 
 // Sweep is a sweep to run: its axes, what to read from each run, and how
@@ -80,6 +90,11 @@ type Sweep struct {
 	// Sample, when set, runs Sample.N points drawn from the axes instead
 	// of their grid; point i is then the i-th draw.
 	Sample *Sample
+	// Judge, when set, checks a point against the requirements and
+	// evaluates the front's objectives, from its result (nil when the
+	// point did not run, with runErr saying why) and its field values.
+	// Its error stops the sweep.
+	Judge func(res *sim.Result, values []float64, runErr string) (unmet []string, objectives []*float64, err error)
 
 	picks [][]int // the sample's draws, once computed
 	once  sync.Once
@@ -235,6 +250,13 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 			}
 			r.Metrics = make([]*float64, len(s.Metrics))
 			r.Err = oneLine(err.Error())
+			res = nil
+		}
+		if s.Judge != nil {
+			if r.Unmet, r.Objectives, err = s.Judge(res, values, r.Err); err != nil {
+				cancel(fmt.Errorf("%s: %w", label(fields, values), err))
+				return
+			}
 		}
 		if emit == nil {
 			return

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
@@ -24,6 +26,10 @@ func newSweep() *cobra.Command {
 		sampleSpec string
 		shard      string
 		shards     int
+		requires   []string
+		paretoSpec string
+		output     string
+		resume     string
 	)
 	cmd := &cobra.Command{
 		Use:   "sweep --vary FIELD=RANGE... --metrics KEY,...",
@@ -64,6 +70,30 @@ parts to "edgetwin sweep merge", which prints what the whole sweep would.
 --plot FILE.png|FILE.svg|FILE.pdf draws one panel per metric over the
 first field, one line per combination of the others.
 
+--require EXPR (repeatable) checks every point against a condition over
+the simulate result's keys (ttft_s, decode.tokens_per_s) and the varied
+fields under vary., by their --vary names in SI base units (vary.kv,
+vary.ctx, vary.memory.l3.size, vary.model.kv_heads). Every point is kept:
+the output adds "pass" and, for a point that fails, "unmet" saying why. A
+requirement on a null figure fails, and says so.
+
+--pareto 'min:EXPR,max:EXPR[,DIR:EXPR]' prints only the Pareto front: the
+points that pass every --require and that no other point beats in every
+objective, in range order, with each objective that is not a --metrics
+name as a column of its own. Points equal in every objective are all on
+the front. With --plot it draws every point in the space of the first two
+objectives and marks the front. --format jsonl (and --shard) streams
+every point with its objectives; sweep merge prints the front.
+
+Expressions are compiled before anything runs: a bad one is exit 2.
+
+-o FILE writes the JSON Lines stream into FILE, a whole line a point as
+each finishes (in order), so a killed run keeps every point it finished.
+--resume FILE, with the flags that began it, checks that FILE is this
+sweep's (and this shard's), drops a last line the kill cut short, runs
+only the points missing and appends them: FILE ends as an uninterrupted
+run leaves it. A FILE that does not exist is begun.
+
 --sample lhs:N (or random:N) runs N points drawn from the space the --vary
 ranges span, which may then be far larger than 10000 points: a Latin
 hypercube covers every axis evenly with few points. The draw follows
@@ -72,11 +102,19 @@ hypercube covers every axis evenly with few points. The draw follows
       --metrics memory.kv_l3_miss_rate,memory.l3_miss_rate,decode.tokens_per_s --plot kv.png
   edgetwin sweep --vary ctx=128..4096:x2 --vary memory.l3.size=3MiB,6MiB,12MiB \
       --metrics decode.tokens_per_s --format csv
+  edgetwin sweep --fidelity analytic --vary memory.l3.size=3MiB..24MiB:x2 --vary ctx=256..4096:x2 \
+      --metrics decode.tokens_per_s --require 'ttft_s < 2' \
+      --pareto 'min:vary.memory.l3.size,max:decode.tokens_per_s' --plot front.png
   edgetwin sweep --vary memory.dram.bandwidth=40GB/s..80GB/s:10GB/s --metrics decode.tokens_per_s
-  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl`,
+  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s --shard 1/4 > part-1.jsonl
+  edgetwin sweep --vary ctx=128..4096:x2 --metrics decode.tokens_per_s -o run.jsonl   # killed? the same with --resume run.jsonl`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			sh, err := sweep.ParseShard(shard, shards, os.Getenv)
+			if err != nil {
+				return err
+			}
+			streamTo, err := sweepStream(cmd, output, resume, f.format)
 			if err != nil {
 				return err
 			}
@@ -84,6 +122,7 @@ hypercube covers every axis evenly with few points. The draw follows
 			if err != nil {
 				return err
 			}
+			jsonl = jsonl || streamTo != "" // sweepStream checked --format
 			if len(metrics) == 0 {
 				return inputErrorf("--metrics is required: result key paths such as decode.tokens_per_s,memory.kv_l3_miss_rate")
 			}
@@ -97,8 +136,8 @@ hypercube covers every axis evenly with few points. The draw follows
 				if err != nil {
 					return err
 				}
-				if plotTo != "" {
-					return inputErrorf("--plot draws the lines of a grid; a --sample has none: print it (--format csv) and plot its points yourself")
+				if plotTo != "" && paretoSpec == "" {
+					return inputErrorf("--plot draws the lines of a grid; a --sample has none: print it (--format csv) and plot its points yourself, or plot its front (--pareto)")
 				}
 				sample, parse = &sm, sweep.ParseSpace
 			}
@@ -125,20 +164,46 @@ hypercube covers every axis evenly with few points. The draw follows
 					return pf.config(pf.soc)
 				},
 			}
-			r := &sweep.Result{SoC: base.Chip.ID, Model: base.Model.ID, Quant: base.Quant.String(), Fields: s.Fields(), Metrics: metrics}
+			r := &sweep.Result{SoC: base.Chip.ID, Model: base.Model.ID, Quant: base.Quant.String(), Fields: s.Fields(), Metrics: metrics, Requires: requires}
+			// Every expression compiles before the first point runs.
+			if paretoSpec != "" {
+				if r.Objectives, err = sweep.ParseObjectives(paretoSpec); err != nil {
+					return err
+				}
+			}
+			if s.Judge, err = sweepJudge(r); err != nil {
+				return err
+			}
 			var emit func(sweep.Point) error
+			indices := sh.Indices(s.Len())
+			var done []sweep.Point // what the file to resume holds
 			if jsonl {
 				h := sweep.Header{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Varies: varies, Fields: r.Fields, Metrics: metrics,
-					Flags: flagsDigest(cmd.Flags()), Points: s.Len()}
-				enc, err := sweep.NewEncoder(cmd.OutOrStdout(), h, sh)
+					Flags: flagsDigest(cmd.Flags()), Points: s.Len(), Requires: r.Requires, Objectives: r.Objectives}
+				w, resumed, closeStream, err := openStream(cmd, streamTo, resume != "", h, sh, indices)
 				if err != nil {
 					return err
 				}
+				defer func() {
+					if cerr := closeStream(); err == nil && cerr != nil {
+						err = fmt.Errorf("-o %s: %w", streamTo, cerr)
+					}
+				}()
+				enc := sweep.AppendEncoder(w, h)
+				if resumed == nil {
+					if enc, err = sweep.NewEncoder(w, h, sh); err != nil {
+						return err
+					}
+				} else {
+					done = resumed.Points
+				}
 				emit = enc.Encode
 			}
-			if r.Points, err = s.Run(cmd.Context(), sh.Indices(s.Len()), emit); err != nil {
+			points, err := s.Run(cmd.Context(), indices[len(done):], emit)
+			if err != nil {
 				return err
 			}
+			r.Points = append(done, points...)
 			if !sh.Whole() {
 				noteShardFailures(cmd.ErrOrStderr(), r, sh)
 				return nil
@@ -153,6 +218,10 @@ hypercube covers every axis evenly with few points. The draw follows
 	fl.StringVar(&plotTo, "plot", "", "draw the metrics over the first --vary field into FILE.png, FILE.svg or FILE.pdf")
 	fl.StringVar(&sampleSpec, "sample", "", "run N points drawn from the --vary space instead of its grid: random:N, or lhs:N (a Latin hypercube: every axis covered evenly); drawn with --seed, in draw order")
 	fl.StringVar(&shard, "shard", "", "run one shard, I/N (the points whose index is I mod N), or auto (from a Slurm array or a Kubernetes Indexed Job), as JSON Lines")
+	fl.StringArrayVar(&requires, "require", nil, "a condition every point must meet (ttft_s < 0.5), over the result's keys and the varied fields under vary. (vary.kv, vary.memory.l3.size); repeatable; a point that fails is kept with pass false and left off the front")
+	fl.StringVar(&paretoSpec, "pareto", "", "print the Pareto front over two or three objectives, each min:EXPR or max:EXPR ('min:ttft_s,max:decode.tokens_per_s'); with --plot, draw it")
+	fl.StringVarP(&output, "output", "o", "", "write the JSON Lines stream (--format jsonl) into FILE, each point a whole line as it finishes, so a killed run keeps what it computed")
+	fl.StringVar(&resume, "resume", "", "go on with the JSON Lines FILE a killed run of this same sweep (same flags) was writing: its whole points are kept, a cut-short last line dropped, and only the missing points run; a missing FILE starts afresh")
 	fl.IntVar(&shards, "shards", 0, "with --shard auto in a Kubernetes Indexed Job: the number of shards (the Job's completions)")
 	cmd.AddCommand(newSweepMerge())
 	return cmd
@@ -215,6 +284,72 @@ func sweepFormat(cmd *cobra.Command, format, plot string, sharded bool) (jsonl b
 	return false, f, err
 }
 
+// sweepStream reads -o and --resume: the file the JSON Lines stream goes
+// to ("" for stdout). --resume FILE goes on writing FILE, so -o may only
+// repeat it; a stream is JSON Lines.
+func sweepStream(cmd *cobra.Command, output, resume, format string) (string, error) {
+	if resume != "" && output != "" && output != resume {
+		return "", inputErrorf("--resume %s goes on writing that file; -o %s names another: leave -o out", resume, output)
+	}
+	to := output
+	if resume != "" {
+		to = resume
+	}
+	if to == "" {
+		return "", nil
+	}
+	if cmd.Flags().Changed("format") && format != "jsonl" {
+		return "", inputErrorf("--format %s: -o and --resume write JSON Lines, --format jsonl; edgetwin sweep merge FILE prints it as table, json or csv", format)
+	}
+	if err := checkOutFile("-o", to); err != nil {
+		return "", err
+	}
+	return to, nil
+}
+
+// openStream opens where a sweep's JSON Lines go: stdout when to is "",
+// else the file, created afresh, or with resume what it holds of this
+// sweep (nil when there is nothing to keep: a missing or empty file, or
+// one cut inside its header), the file cut after its last whole line.
+// Lines are written unbuffered, a point a write, so a kill leaves at most
+// one line cut short, which a resume drops.
+func openStream(cmd *cobra.Command, to string, resume bool, h sweep.Header, sh sweep.Shard, indices []int) (io.Writer, *sweep.Partial, func() error, error) {
+	if to == "" {
+		return cmd.OutOrStdout(), nil, func() error { return nil }, nil
+	}
+	var part *sweep.Partial
+	if resume {
+		if _, err := os.Stat(to); err == nil {
+			p, err := sweep.ReadPartial(to, h, sh, indices)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if p.Header {
+				part = p
+			}
+		}
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if part != nil {
+		flags = os.O_WRONLY
+	}
+	file, err := os.OpenFile(to, flags, 0o644)
+	if err != nil {
+		return nil, nil, nil, outputErr("-o", to, err)
+	}
+	if part != nil {
+		if err := file.Truncate(part.Keep); err == nil {
+			_, err = file.Seek(part.Keep, io.SeekStart)
+		}
+		if err != nil {
+			file.Close()
+			return nil, nil, nil, fmt.Errorf("--resume %s: %w", to, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: resuming %s: %d of %d points done, %d to run\n", to, len(part.Points), len(indices), len(indices)-len(part.Points))
+	}
+	return file, part, file.Close, nil
+}
+
 // flagsDigest names the flags that shape a sweep's points, so that merge
 // can refuse parts of different sweeps: every flag's value, defaults
 // included, but the shard and the output.
@@ -222,8 +357,14 @@ func flagsDigest(fl *pflag.FlagSet) string {
 	h := sha256.New()
 	fl.VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "shard", "shards", "format", "plot", "help":
+		case "shard", "shards", "format", "plot", "help", "output", "resume":
 			return
+		case "require", "pareto":
+			// Newer than the digest: left out when not given, so parts
+			// written before them still merge.
+			if !f.Changed {
+				return
+			}
 		}
 		fmt.Fprintf(h, "--%s=%s\n", f.Name, f.Value.String())
 	})
@@ -243,6 +384,11 @@ func printSweep(cmd *cobra.Command, r *sweep.Result, format reports.Format, writ
 		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: %d of %d points did not run (see their error); the first, %s: %s\n",
 			len(failed), len(r.Points), where, first.Err)
 	}
+	all := r
+	if len(r.Objectives) > 0 {
+		r = r.OnFront()
+		fmt.Fprintf(cmd.ErrOrStderr(), "edgetwin: the Pareto front holds %d of %d points%s\n", len(r.Points), len(all.Points), notOnFront(all))
+	}
 	if write {
 		if err := reports.WriteSweep(cmd.OutOrStdout(), r, format); err != nil {
 			return err
@@ -251,11 +397,92 @@ func printSweep(cmd *cobra.Command, r *sweep.Result, format reports.Format, writ
 	if plotTo == "" {
 		return nil
 	}
-	fig, err := reports.SweepPlotData(r).Figure()
+	data := reports.SweepPlotData
+	if len(r.Objectives) > 0 {
+		data, r = reports.FrontPlotData, all
+	}
+	fig, err := data(r).Figure()
 	if err != nil {
 		return err
 	}
 	return reports.SaveFigure(plotTo, fig)
+}
+
+// notOnFront says why points that are not dominated are still off the
+// front: they fail a requirement, or an objective is null for them.
+func notOnFront(r *sweep.Result) string {
+	var failing, null int
+	for _, p := range r.Points {
+		switch {
+		case !p.Pass():
+			failing++
+		case slices.Contains(p.Objectives, nil):
+			null++
+		}
+	}
+	var parts []string
+	if failing > 0 {
+		parts = append(parts, fmt.Sprintf("%d did not run or fail a --require", failing))
+	}
+	if null > 0 {
+		parts = append(parts, fmt.Sprintf("%d have a null objective", null))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// sweepJudge compiles the sweep's --require and --pareto expressions
+// against the result's keys and the fields under vary., and returns the
+// function that checks and measures each point; nil when there are none.
+func sweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string, []*float64, error), error) {
+	if len(r.Requires) == 0 && len(r.Objectives) == 0 {
+		return nil, nil
+	}
+	names := make([]string, len(r.Fields))
+	for k, fd := range r.Fields {
+		names[k] = fd.Name
+	}
+	pe, err := advisor.NewPointEnv(names)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	var reqs []*advisor.Requirement
+	for _, text := range r.Requires {
+		q, err := pe.Requirement(text)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		reqs = append(reqs, q)
+	}
+	var objs []*advisor.Expr
+	for _, o := range r.Objectives {
+		x, err := pe.Objective("--pareto "+o.String(), o.Text)
+		if err != nil {
+			return nil, inputErr(err)
+		}
+		objs = append(objs, x)
+	}
+	fields := r.Fields
+	return func(res *sim.Result, values []float64, runErr string) ([]string, []*float64, error) {
+		env, err := pe.Point(res, values)
+		if err != nil {
+			return nil, nil, err
+		}
+		where := pointLabel(fields, values)
+		var unmet []string
+		for _, q := range reqs {
+			if why := q.Check(env, where, runErr); why != "" {
+				unmet = append(unmet, why)
+			}
+		}
+		vals := make([]*float64, len(objs))
+		for k, x := range objs {
+			vals[k], _ = x.Value(env, where, runErr)
+		}
+		return unmet, vals, nil
+	}, nil
 }
 
 // noteShardFailures counts a shard's points that did not run. A shard

@@ -157,6 +157,13 @@ type Request struct {
 // on a tie. An empty way's key is 0; a locked block's key carries the top
 // bit. Under LRU a key is the time stamp of the block's latest access;
 // under RRIP it is 4 − RRPV, so RRPV 3 (distant) is key 1.
+//
+// Under LRU each set also keeps its ways in key order (a recency list:
+// empty ways first, by way number, then the blocks from least to most
+// recently used), so a miss that may allocate in every way takes the
+// first unlocked way from the old end instead of comparing every way's
+// key: the same victim, in O(1) unless the oldest ways are locked. A miss
+// in a partition of the ways compares keys, as before.
 type Cache struct {
 	g      Geometry
 	policy policy
@@ -169,6 +176,13 @@ type Cache struct {
 	keys   []uint64
 	ins    []uint8 // BRRIP: insertions per set, modulo 32
 	clock  uint64  // LRU: time stamp of the latest access
+	// LRU's recency lists, a block of stride entries a set, so that a
+	// lookup touches one more cache line: entry 0 holds the set's oldest
+	// way (low byte) and newest (high byte), entry 1+w way w's next less
+	// recent way (low) and next more recent (high), none at the ends.
+	// Nil when the victim is found by comparing keys (benchmarks only).
+	rec    []uint16
+	stride int
 	acc    [256]int64
 	miss   [256]int64
 }
@@ -176,6 +190,10 @@ type Cache struct {
 const (
 	locked   = 1 << 63
 	excluded = 1 << 62 // a way the request may not allocate into
+	none     = 0xff    // no way: the end of a recency list (ways ≤ 64)
+	// maxWalk is how many locked ways an LRU miss skips along its
+	// recency list before it scans the keys instead.
+	maxWalk = 4
 	// RRIP keys: 4 − RRPV.
 	keyHit     = 4 // RRPV 0
 	keyLong    = 2 // RRPV 2: SRRIP's insertion, BRRIP's every 32nd
@@ -205,7 +223,62 @@ func New(cfg Config) *Cache {
 	for i := range c.tags {
 		c.tags[i] = -1
 	}
+	if p == lru {
+		// A set's block is padded to a power of two (32 B for 12 ways,
+		// 64 B for 16), so it never straddles two cache lines.
+		c.stride = 1 << bits.Len(uint(c.ways))
+		c.rec = make([]uint16, int(c.sets)*c.stride)
+		var order [64]uint8
+		for w := range c.ways {
+			order[w] = uint8(w)
+		}
+		for s := range c.sets {
+			c.link(s, order[:c.ways])
+		}
+	}
 	return c
+}
+
+// recency is set s's recency list: its ends, then a link a way.
+func (c *Cache) recency(s uint64) []uint16 {
+	o := int(s) * c.stride
+	return c.rec[o : o+c.ways+1 : o+c.ways+1]
+}
+
+// link makes order (every way of set s once, oldest first) the set's
+// recency list.
+func (c *Cache) link(s uint64, order []uint8) {
+	rec := c.recency(s)
+	prev := uint8(none)
+	for k, w := range order {
+		next := uint8(none)
+		if k+1 < len(order) {
+			next = order[k+1]
+		}
+		rec[1+int(w)] = uint16(prev) | uint16(next)<<8
+		prev = w
+	}
+	rec[0] = uint16(order[0]) | uint16(prev)<<8
+}
+
+// touch makes way w the most recent of its set, whose list is rec.
+func touch(rec []uint16, w uint8) {
+	ends := rec[0]
+	m := uint8(ends >> 8)
+	if m == w {
+		return
+	}
+	l := rec[1+int(w)]
+	o, n := uint8(l), uint8(l>>8) // n is a way: w is not the newest
+	rec[1+int(n)] = rec[1+int(n)]&0xff00 | uint16(o)
+	if o == none {
+		ends = ends&0xff00 | uint16(n)
+	} else {
+		rec[1+int(o)] = rec[1+int(o)]&0x00ff | uint16(n)<<8
+	}
+	rec[1+int(m)] = rec[1+int(m)]&0x00ff | uint16(w)<<8
+	rec[1+int(w)] = uint16(m) | none<<8
+	rec[0] = ends&0x00ff | uint16(w)<<8
 }
 
 // Geometry returns the cache's shape.
@@ -246,7 +319,9 @@ func (c *Cache) block(addr int64) int64 {
 // such way); otherwise the policy picks the victim among the candidates.
 // When every candidate way of the set is locked (or r.Ways names none of
 // the cache's ways) the access does not allocate: it counts as a miss and
-// evicts nothing. Access costs O(ways) and does not allocate memory.
+// evicts nothing. Access costs O(ways) (the tag search; under LRU the
+// victim costs O(1) more, plus the ways skipped for a partition or a
+// lock) and does not allocate memory.
 func (c *Cache) Access(addr int64, r Request) bool {
 	return c.access(c.block(addr), r)
 }
@@ -269,6 +344,9 @@ func (c *Cache) access(blk int64, r Request) bool {
 			if c.policy == lru {
 				c.clock++
 				keys[w] = keys[w]&locked | lock | c.clock
+				if c.rec != nil {
+					touch(c.recency(s), uint8(w))
+				}
 			} else {
 				keys[w] = keys[w]&locked | lock | keyHit
 			}
@@ -283,6 +361,23 @@ func (c *Cache) access(blk int64, r Request) bool {
 	mask := c.all
 	if r.Ways != 0 {
 		mask &= r.Ways
+	}
+	if c.rec != nil && mask == c.all {
+		// LRU over the whole set: the oldest unlocked way of the recency
+		// list. Past a few locked ways the scan below is cheaper than
+		// following links; under a partition it always is.
+		rec := c.recency(s)
+		w := uint8(rec[0])
+		for k := 0; k < maxWalk && w != none; k++ {
+			if keys[w]&locked == 0 {
+				tags[w] = blk
+				c.clock++
+				keys[w] = lock | c.clock
+				touch(rec, w)
+				return false
+			}
+			w = uint8(rec[1+int(w)] >> 8)
+		}
 	}
 	// Scan the span of the mask; a mask with holes (rare: Ways makes
 	// spans) also skips the ways missing from it.
@@ -302,6 +397,9 @@ func (c *Cache) access(blk int64, r Request) bool {
 	case lru:
 		c.clock++
 		keys[victim] = lock | c.clock
+		if c.rec != nil {
+			touch(c.recency(s), uint8(victim))
+		}
 		return false
 	case srrip:
 		keys[victim] = lock | keyLong
@@ -348,11 +446,13 @@ type State struct {
 	keys  []uint64
 	ins   []uint8
 	clock uint64
+	rec   []uint16 // LRU's recency lists, which the keys imply
 }
 
 // Save copies the cache's contents.
 func (c *Cache) Save() *State {
-	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock}
+	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock,
+		rec: slices.Clone(c.rec)}
 }
 
 // Restore puts back contents saved from this cache (or one of the same
@@ -362,6 +462,7 @@ func (c *Cache) Restore(s *State) {
 	copy(c.keys, s.keys)
 	copy(c.ins, s.ins)
 	c.clock = s.clock
+	copy(c.rec, s.rec)
 }
 
 // Invalidate empties every unlocked block in the given ways (0: all), as a
@@ -377,5 +478,31 @@ func (c *Cache) Invalidate(ways WayMask) {
 				c.tags[base+w], c.keys[base+w] = -1, 0
 			}
 		}
+		if c.rec != nil {
+			c.relinkEmpty(uint64(base / c.ways))
+		}
 	}
+}
+
+// relinkEmpty restores set s's recency list after ways were emptied: the
+// empty ways (key 0) first, by way number, then the others in the order
+// they had.
+func (c *Cache) relinkEmpty(s uint64) {
+	base := int(s) * c.ways
+	var order [64]uint8
+	n := 0
+	for w := range c.ways {
+		if c.tags[base+w] == -1 {
+			order[n] = uint8(w)
+			n++
+		}
+	}
+	rec := c.recency(s)
+	for w := uint8(rec[0]); w != none; w = uint8(rec[1+int(w)] >> 8) {
+		if c.tags[base+int(w)] != -1 {
+			order[n] = w
+			n++
+		}
+	}
+	c.link(s, order[:c.ways])
 }
