@@ -2,6 +2,21 @@ package hw
 
 import "strings"
 
+// zramBandwidth is the assumed rate compressed pages come back at.
+const zramBandwidth = 1.5e9
+
+// SwapKind is where a device class puts memory past an app's budget, and
+// what that rests on.
+func SwapKind(pkg string) (kind, why string) {
+	switch {
+	case pkg == "" || pkg == "phone":
+		return "zram", "assumed: phones compress memory instead of swapping to flash (Android's zram, iOS's memory compressor)"
+	case pkg == "tablet" || strings.HasPrefix(pkg, "laptop"):
+		return "storage", "assumed: tablets and laptops swap to their SSD (iPadOS 16's virtual memory swap, macOS, Windows)"
+	}
+	return "none", "assumed: a board or module image runs without swap"
+}
+
 // AppShare is the share of a device's DRAM one app may hold, for the
 // device class its thermal package names ("" is the passive phone), and
 // what the figure rests on. The operating system, its services and the

@@ -22,7 +22,9 @@ func TestDefaultsDoc(t *testing.T) {
 	b.WriteString("cores × clock × SIMD lanes × SIMD pipes (2 assumed) × 2 ops, and a DRAM without a bandwidth gets\n")
 	b.WriteString("data_rate × bus_width. `memory.app_share`, the share of the DRAM one app may hold, is its device\n")
 	b.WriteString("class's (from `thermal_package`; `hw.AppShare`): a phone 60%, a tablet or laptop 75%, an in-car\n")
-	b.WriteString("module 80%, a dev board 90%, each with its reason in provenance.\n\n")
+	b.WriteString("module 80%, a dev board 90%, each with its reason in provenance; `memory.swap.kind` likewise (a phone\n")
+	b.WriteString("compresses memory, zram at an assumed 1.5 GB/s; a tablet or laptop swaps to storage at half its read\n")
+	b.WriteString("bandwidth; a board or module has no swap).\n\n")
 	b.WriteString("| field | default | based on |\n| --- | --- | --- |\n")
 	for _, d := range Defaults {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", d.Path, d.Value, d.Why)

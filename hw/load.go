@@ -216,6 +216,22 @@ func derive(doc *spec.Doc, s *SoC) error {
 			return err
 		}
 	}
+	if s.Memory.Swap.Kind == "" {
+		kind, why := SwapKind(s.ThermalPackage)
+		if err := doc.Default("memory.swap.kind", kind, &SoC{}, why); err != nil {
+			return err
+		}
+		s.Memory.Swap.Kind = kind
+	}
+	if sw := s.Memory.Swap; sw.Bandwidth == 0 && sw.Kind != "none" {
+		bw, why := units.BytesPerSecond(zramBandwidth), "assumed: LZ4 decompression on one big core runs at 2–4 GB/s; a page fault's kernel path costs about half of that"
+		if sw.Kind == "storage" {
+			bw, why = s.Storage.ReadBandwidth/2, "derived: half of storage.read_bandwidth (assumed: swap-ins are 4 KiB pages read a few at a time)"
+		}
+		if err := doc.Default("memory.swap.bandwidth", bw.String(), &SoC{}, why); err != nil {
+			return err
+		}
+	}
 	if s.Memory.AppShare == 0 {
 		share, why := AppShare(s.ThermalPackage)
 		if err := doc.Default("memory.app_share", units.Fraction(share).String(), &SoC{}, why); err != nil {

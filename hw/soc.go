@@ -44,6 +44,17 @@ type Memory struct {
 	// operating system's and the other apps'): by default its device
 	// class's (AppShare).
 	AppShare units.Fraction `yaml:"app_share,omitempty"`
+	// Swap is where memory past the app's budget goes: compressed RAM
+	// (zram, iOS's compressor), a swap file on storage, or nowhere.
+	Swap Swap `yaml:"swap,omitempty"`
+}
+
+// Swap is the operating system's answer to an app past its budget.
+type Swap struct {
+	Kind string `yaml:"kind,omitempty" spec:"oneof=zram|storage|none"`
+	// Bandwidth is the rate pages come back at (decompression for zram,
+	// page-ins for a swap file).
+	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty"`
 }
 
 // AppBudget is the DRAM one app may hold, in bytes.

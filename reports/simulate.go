@@ -118,7 +118,7 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	if t.Total > 0 {
 		paging := ""
 		if t.Paging > 0 {
-			paging = " · paging from storage " + pct(t.Paging/t.Total)
+			paging = " · paging and swap " + pct(t.Paging/t.Total)
 		}
 		row("where time went", "compute %s · memory stall %s · dispatch %s · fallback %s · host %s%s",
 			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Fallback/t.Total), pct(t.Host/t.Total), paging)
@@ -174,7 +174,9 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		row("turns", "%d · first token %s p50, %s p95 · whole answer %s p50, %s p95 (the %d turns without a cold start)",
 			len(r.Turns), seconds(l.TTFTP50), seconds(l.TTFTP95), seconds(l.TotalP50), seconds(l.TotalP95), warm)
 	}
-	if m.PagedWeightsBytes > 0 {
+	if m.SwappedKVBytes > 0 {
+		row("footprint", "weights %s + KV cache %s, past the app budget of %s: up to %s of the KV cache in swap", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(m.AppBudget, units.KindBytes), units.Approx(m.SwappedKVBytes, units.KindBytes))
+	} else if m.PagedWeightsBytes > 0 {
 		row("footprint", "weights %s + KV cache %s, past the app budget of %s: %s of the weights page in from storage", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(m.AppBudget, units.KindBytes), units.Approx(m.PagedWeightsBytes, units.KindBytes))
 	} else if sp := r.Speculative; sp != nil {
 		row("footprint", "weights %s + KV cache %s + draft %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(sp.DraftWeightBytes, units.KindBytes))

@@ -188,11 +188,22 @@ func (c *Config) allocated() int {
 	return c.context()
 }
 
+// memoryPlan is where a run's bytes live when they pass the app's budget.
+type memoryPlan struct {
+	// paged is the share of the weights left on storage (a runtime that
+	// maps them).
+	paged float64
+	// kvRoom is the KV cache (all layers) that fits the budget beside the
+	// weights when the rest swaps; 0 when the KV cache never swaps.
+	kvRoom float64
+}
+
 // checkFit rejects a model the chip's DRAM cannot hold, or the app's
-// budget of it; a runtime that maps its weights (mmap) runs past the
-// budget with the weights that do not fit left on storage, and checkFit
-// returns their share of the weights.
-func checkFit(c *Config) (paged float64, err error) {
+// budget of it. A runtime that maps its weights (mmap) runs past the
+// budget with the weights that do not fit left on storage; a KV cache
+// that grows past the budget beside weights that fit swaps, where the
+// device swaps. The plan says which.
+func checkFit(c *Config) (memoryPlan, error) {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)
 	budget := c.Chip.Memory.AppBudget()
@@ -201,20 +212,26 @@ func checkFit(c *Config) (paged float64, err error) {
 		draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
 	}
 	if f.Total() > has {
-		return 0, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
+		return memoryPlan{}, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
 			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
 	}
 	if f.Total() <= budget {
-		return 0, nil
+		return memoryPlan{}, nil
+	}
+	if sw := c.Chip.Memory.Swap; sw.Kind != "none" && f.Weights+f.Draft < budget {
+		return memoryPlan{kvRoom: budget - f.Weights - f.Draft}, nil
 	}
 	if rt := c.Runtime; rt != nil && rt.Mmap && f.KV+f.Draft < budget {
-		return (f.Total() - budget) / f.Weights, nil
+		return memoryPlan{paged: (f.Total() - budget) / f.Weights}, nil
 	}
 	how := "the runtime reads its weights into memory (no mmap)"
 	if c.Runtime == nil {
 		how = "no runtime profile maps the weights"
 	}
-	return 0, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s, the app budget of the %s (memory.app_share: %s); %s%s",
+	if c.Chip.Memory.Swap.Kind == "none" {
+		how += ", and the device has no swap (memory.swap.kind)"
+	}
+	return memoryPlan{}, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s, the app budget of the %s (memory.app_share: %s); %s%s",
 		c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft,
 		units.Approx(budget, units.KindBytes), units.Approx(has, units.KindBytes), budgetBasis(c), how, contextHint(c, budget-f.Weights-f.Draft))
 }

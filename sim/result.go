@@ -189,6 +189,11 @@ type Memory struct {
 	AppBudget         float64 `json:"app_budget_bytes"`
 	PagedWeightsBytes float64 `json:"paged_weights_bytes"`
 	StorageBytes      float64 `json:"storage_bytes"`
+	// SwappedKVBytes is the most of the KV cache that sat in swap at
+	// once, past the budget beside the weights, and SwapOnsetS when it
+	// first did (null: never).
+	SwappedKVBytes float64  `json:"swapped_kv_bytes"`
+	SwapOnsetS     *float64 `json:"swap_onset_s"`
 	SRAMBytes         float64 `json:"sram_bytes"` // read by the unit from its SRAM
 	L3Bytes           float64 `json:"l3_hit_bytes"`
 	DRAMBytes         float64 `json:"dram_bytes"`
@@ -248,7 +253,8 @@ type Time struct {
 	Fallback     float64 `json:"fallback_s"`
 	Host         float64 `json:"host_s"` // sampling on the CPU
 	BankConflict float64 `json:"bank_conflict_s"`
-	// Paging is the time passes waited for weights paged in from storage.
+	// Paging is the time passes waited for weights paged in from storage
+	// and for KV cache pages back from swap.
 	Paging float64 `json:"paging_s"`
 }
 

@@ -31,7 +31,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	unit, dt := cfg.Chip.Unit(choice.Unit.Name), choice.Dtype
-	paged, err := checkFit(&cfg)
+	plan, err := checkFit(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.paged = paged
+	e.paged, e.kvRoom = plan.paged, plan.kvRoom
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
 			return nil, err
@@ -96,7 +96,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	ops := workloads.Lower(c.Model.Model, c.Quant, c.KV, w)
 	t := run(ops)
 	e.endReplay()
-	t += e.pageIn(ops)
+	t += e.pageIn(ops) + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
 	e.st.samples = append(e.st.samples, BandwidthSample{
 		Pass: name, StartS: start, Seconds: t,
@@ -126,6 +126,40 @@ func (e *engine) pageIn(ops []workloads.Op) float64 {
 	e.st.storageBytes += bytes
 	e.st.paging += t
 	return t
+}
+
+// swapIn reads the part of the KV cache past the app budget back from
+// swap: a pass attends to its whole context, so every byte of the KV
+// cache beyond kvRoom is read from swap once, at the swap's bandwidth.
+// It returns the time.
+func (e *engine) swapIn(w workloads.Work) float64 {
+	if e.kvRoom == 0 {
+		return 0
+	}
+	over := e.noteContext(w.Context + w.Tokens)
+	if over <= 0 {
+		return 0
+	}
+	t := over / float64(e.cfg.Chip.Memory.Swap.Bandwidth)
+	e.st.paging += t
+	return t
+}
+
+// noteContext keeps when the KV cache first swapped and the most of it
+// swapped at once, for a pass or a decode step (simulated or not) that
+// ends at context ctx, and returns the bytes in swap then.
+func (e *engine) noteContext(ctx int) float64 {
+	if e.kvRoom == 0 {
+		return 0
+	}
+	over := e.kvAt(ctx) - e.kvRoom
+	if over > 0 {
+		if e.swapAt == nil {
+			e.swapAt = ptr(e.clock)
+		}
+		e.swapPeak = math.Max(e.swapPeak, over)
+	}
+	return over
 }
 
 // requestName names a pass in the timeline: "prefill", or "prefill 3"
@@ -241,6 +275,7 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Memory = Memory{
 		WeightsBytes: f.Weights, KVBytes: f.KV, KVResidentBytes: e.kvResident * float64(c.Model.Layers),
 		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.paged * f.Weights, StorageBytes: st.storageBytes,
+		SwappedKVBytes: e.swapPeak, SwapOnsetS: e.swapAt,
 		SRAMBytes: st.sramBytes, L3Bytes: st.l3HitBytes, DRAMBytes: st.dramBytes, DRAMPeak: peak,
 		DRAMBWUtil:    ratio(st.dramBytes, peak*total),
 		L3MissRate:    ratio(miss[prefill]+miss[decode], lines[prefill]+lines[decode]),
@@ -268,6 +303,12 @@ func (e *engine) finish(r *Result, total float64) {
 	r.Compute.StallFallback = ratio(st.fallback, total)
 	r.Time = Time{Total: total, Compute: st.compute, MemoryStall: st.stallMem, Dispatch: st.dispatch,
 		Fallback: st.fallback, Host: st.host, BankConflict: st.bankConflict, Paging: st.paging}
+	if e.swapAt != nil {
+		sw := c.Chip.Memory.Swap
+		r.Warnings = append(r.Warnings, fmt.Sprintf("from %.1f s the KV cache outgrows the app budget of %s beside the weights: up to %s of it lives in %s, and every pass reads it back at %s (%s of the run)",
+			*e.swapAt, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), units.Approx(e.swapPeak, units.KindBytes), map[string]string{"zram": "compressed memory (zram)", "storage": "the swap file"}[sw.Kind],
+			units.Approx(float64(sw.Bandwidth), units.KindByteRate), pctOf(st.paging, total)))
+	}
 	if e.paged > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,

@@ -153,6 +153,7 @@ func (e *engine) endsSoon(last *simulated, pending int) bool {
 // noteStep keeps a decode step's time, context and clocks for the
 // spread's attribution and the sustained rate.
 func (e *engine) noteStep(seconds float64, ctx int, key string, full bool) {
+	e.noteContext(ctx + 1)
 	e.stepSecs = append(e.stepSecs, seconds)
 	e.stepCtx = append(e.stepCtx, ctx)
 	e.stepKey = append(e.stepKey, key)
