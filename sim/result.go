@@ -194,9 +194,9 @@ type Memory struct {
 	// first did (null: never).
 	SwappedKVBytes float64  `json:"swapped_kv_bytes"`
 	SwapOnsetS     *float64 `json:"swap_onset_s"`
-	SRAMBytes         float64 `json:"sram_bytes"` // read by the unit from its SRAM
-	L3Bytes           float64 `json:"l3_hit_bytes"`
-	DRAMBytes         float64 `json:"dram_bytes"`
+	SRAMBytes      float64  `json:"sram_bytes"` // read by the unit from its SRAM
+	L3Bytes        float64  `json:"l3_hit_bytes"`
+	DRAMBytes      float64  `json:"dram_bytes"`
 	// DRAMPeak is the DRAM's peak bandwidth, bytes/s.
 	DRAMPeak       float64    `json:"dram_peak_bytes_per_s"`
 	DRAMBWUtil     float64    `json:"dram_bw_util"`
