@@ -166,10 +166,10 @@ func (f Footprint) Total() float64 { return f.Weights + f.KV + f.Draft }
 func footprint(c *Config) Footprint {
 	f := Footprint{
 		Weights: c.Model.WeightBytes(c.Quant),
-		KV:      c.Model.KVBytesPerToken(c.KV) * float64(c.allocated()) * float64(c.Batch),
+		KV:      c.Model.KVBytes(c.KV, c.allocated()) * float64(c.Batch),
 	}
 	if d := c.Draft; d != nil {
-		f.Draft = d.Model.WeightBytes(c.Quant) + d.Model.KVBytesPerToken(c.KV)*float64(c.allocated())
+		f.Draft = d.Model.WeightBytes(c.Quant) + d.Model.KVBytes(c.KV, c.allocated())
 	}
 	return f
 }

@@ -231,7 +231,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	// SRAM: the KV cache's resident share first, then streaming buffers.
 	sram := float64(unit.SRAM)
 	if kv := pol.placement(classKV); kv.Home == HomeSRAM {
-		need := e.kvLayer * float64(c.context()) * float64(c.Model.Layers)
+		need := c.Model.KVBytes(c.KV, c.context()) * float64(c.Batch)
 		e.kvResident = math.Min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
 		sram -= e.kvResident * float64(c.Model.Layers)
 	}

@@ -265,7 +265,7 @@ func (e *engine) kvEdges() [2]float64 {
 
 // kvAt is the KV cache's size (all layers) at context ctx.
 func (e *engine) kvAt(ctx int) float64 {
-	return e.kvLayer * float64(ctx) * float64(e.cfg.Model.Layers)
+	return e.cfg.Model.KVBytes(e.cfg.KV, ctx) * float64(e.cfg.Batch)
 }
 
 // nearCliff reports whether the KV cache at context ctx is within a

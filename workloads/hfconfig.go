@@ -342,9 +342,11 @@ func IsHFConfig(data []byte) bool {
 // norms span all heads but count as per-head norms; stablelm's per-head
 // q/k LayerNorms count once. Parallel attention and FFN (phi, gpt_neox),
 // norms after rather than before each sub-layer (olmo2), granite's
-// embedding, attention, residual and logit multipliers, NoPE layers
-// (smollm3) and sliding windows change no size; the twin times them as
-// plain blocks.
+// embedding, attention, residual and logit multipliers and NoPE layers
+// (smollm3) change no size; the twin times them as plain blocks. A
+// sliding window (sliding_window; Gemma 2 alternates windowed and global
+// layers, Gemma 3 has one global in sliding_window_pattern) bounds what a
+// windowed layer attends to and keeps.
 //
 // MoE: mixtral's num_local_experts, the Qwen MoE models' num_experts,
 // moe_intermediate_size and shared_expert_intermediate_size (one shared
@@ -482,6 +484,7 @@ func (r *hfReader) model(family string) Model {
 	r.flag(&m.TiedEmbeddings, "tie_word_embeddings", fam.tied)
 	r.flag(&m.QKVBias, fam.biasKey, fam.qkvBias)
 	r.flag(&m.QKNorm, fam.qkNormKey, fam.qkNorm)
+	r.window(&m, family)
 	if fam.experts != "" && r.err == nil {
 		m.MoE = &MoE{}
 		r.size(&m.MoE.Experts, "moe.experts", fam.experts, true)
@@ -492,6 +495,30 @@ func (r *hfReader) model(family string) Model {
 		}
 	}
 	return m
+}
+
+// window reads a sliding window: sliding_window (unless
+// use_sliding_window is false, as Qwen2's configs say), every layer
+// windowed but every second (Gemma 2) or every sliding_window_pattern-th
+// (Gemma 3: 6 by default) attending to the whole context.
+func (r *hfReader) window(m *Model, family string) {
+	if r.err != nil || !r.d.present("sliding_window") {
+		return
+	}
+	use := true
+	if use, r.err = r.d.boolean("use_sliding_window", true); r.err != nil || !use {
+		return
+	}
+	if !r.size(&m.SlidingWindow, "sliding_window", "sliding_window", false) {
+		return
+	}
+	switch family {
+	case "gemma2":
+		m.GlobalEvery = 2
+	case "gemma3_text":
+		m.GlobalEvery = 6
+		r.size(&m.GlobalEvery, "global_every", "sliding_window_pattern", false)
+	}
 }
 
 // hfName names a parsed model: "_name_or_path" if set, else the folder of a

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
@@ -274,14 +275,16 @@ func (l *lowering) attention(il int) {
 
 	// Causal attention: new token i (1..Tokens) attends to Context+i
 	// positions, each costing a QK dot and a PV accumulate per query head.
-	n, c, b := float64(w.Tokens), float64(w.Context), float64(w.Batch)
-	positions := n*c + n*(n+1)/2
+	// A windowed layer's token j attends to the last min(c+j+1, window)
+	// positions, and the pass reads the window's span of the cache.
+	n, b := float64(w.Tokens), float64(w.Batch)
+	positions, read := attended(w.Tokens, w.Context, m.Window(il))
 	perPos := 2 * kvd * l.kv.BytesPerElement() // K and V of one position, one layer
 	l.ops = append(l.ops, Op{
 		Name: blk(il, "attn"), Layer: il, Kind: KindAttention, Role: RoleAttn,
 		FLOPs: 4 * qd * positions * b,
 		Bytes: Traffic{
-			KVRead:      perPos * (c + n) * b,
+			KVRead:      perPos * read * b,
 			KVWrite:     perPos * n * b,
 			Activations: r * (qd + 2*kvd + qd) * actBytes, // q, new k and v in; output out
 		},
@@ -294,6 +297,22 @@ func (l *lowering) attention(il int) {
 		l.norm(next(), rows, 1)
 	}
 	l.vector(blk(il, "attn_residual"), il, KindResidual, RoleAttn, 2*r*h, r*h, residualFLOPs*r*h)
+}
+
+// attended is, for a pass of n new tokens after c tokens of context
+// through a layer with a sliding window of win tokens (0: none), the
+// positions its queries attend to in all — Σ_j min(c+j+1, win) — and the
+// positions of the cache it reads: min(c+n, win+n−1).
+func attended(n, c, win int) (positions, read float64) {
+	fn, fc := float64(n), float64(c)
+	if win == 0 || c+n <= win {
+		return fn*fc + fn*(fn+1)/2, fc + fn
+	}
+	// Token j is below the cap while c+j+1 ≤ win: the first k of them.
+	k := float64(min(max(win-c, 0), n))
+	fw := float64(win)
+	a := fc + 1
+	return k*a + k*(k-1)/2 + (fn-k)*fw, math.Min(fc+fn, fw+fn-1)
 }
 
 // ffnBody appends gate/up, activation and down for rows tokens through ffn

@@ -10,23 +10,30 @@ import (
 // Model is a decoder-only transformer. The YAML field names are the yaml
 // tags; a model file is exactly this struct.
 type Model struct {
-	Name           string            `yaml:"name"`
-	Family         string            `yaml:"family,omitempty"`   // llama, qwen2, mixtral, gemma2, ...: informational
-	Layers         int               `yaml:"layers"`             // transformer blocks
-	Hidden         int               `yaml:"hidden"`             // model (residual stream) width
-	Heads          int               `yaml:"heads"`              // query heads
-	KVHeads        int               `yaml:"kv_heads"`           // key/value heads (GQA when fewer than heads)
-	HeadDim        int               `yaml:"head_dim,omitempty"` // 0 means Hidden/Heads
-	FFN            int               `yaml:"ffn"`                // dense FFN intermediate size (per expert for MoE if ExpertFFN is 0)
-	FFNKind        string            `yaml:"ffn_kind,omitempty"` // "gated" (gate, up, down; the default) or "plain" (up, down)
-	Vocab          int               `yaml:"vocab"`              // vocabulary size
-	TiedEmbeddings bool              `yaml:"tied_embeddings,omitempty"`
-	MaxContext     int               `yaml:"max_context"`          // trained maximum context, tokens
-	QKVBias        bool              `yaml:"qkv_bias,omitempty"`   // q, k, v projections carry biases (Qwen2)
-	QKNorm         bool              `yaml:"qk_norm,omitempty"`    // RMSNorm on each query and key head (Qwen3)
-	PostNorms      bool              `yaml:"post_norms,omitempty"` // extra norms after attention and after the FFN (Gemma 2)
-	MoE            *MoE              `yaml:"moe,omitempty"`
-	Sources        map[string]string `yaml:"sources,omitempty"` // citation per field path ("layers", "moe.experts")
+	Name           string `yaml:"name"`
+	Family         string `yaml:"family,omitempty"`   // llama, qwen2, mixtral, gemma2, ...: informational
+	Layers         int    `yaml:"layers"`             // transformer blocks
+	Hidden         int    `yaml:"hidden"`             // model (residual stream) width
+	Heads          int    `yaml:"heads"`              // query heads
+	KVHeads        int    `yaml:"kv_heads"`           // key/value heads (GQA when fewer than heads)
+	HeadDim        int    `yaml:"head_dim,omitempty"` // 0 means Hidden/Heads
+	FFN            int    `yaml:"ffn"`                // dense FFN intermediate size (per expert for MoE if ExpertFFN is 0)
+	FFNKind        string `yaml:"ffn_kind,omitempty"` // "gated" (gate, up, down; the default) or "plain" (up, down)
+	Vocab          int    `yaml:"vocab"`              // vocabulary size
+	TiedEmbeddings bool   `yaml:"tied_embeddings,omitempty"`
+	MaxContext     int    `yaml:"max_context"`          // trained maximum context, tokens
+	QKVBias        bool   `yaml:"qkv_bias,omitempty"`   // q, k, v projections carry biases (Qwen2)
+	QKNorm         bool   `yaml:"qk_norm,omitempty"`    // RMSNorm on each query and key head (Qwen3)
+	PostNorms      bool   `yaml:"post_norms,omitempty"` // extra norms after attention and after the FFN (Gemma 2)
+	// SlidingWindow is the tokens a windowed layer attends to (Mistral 7B
+	// v0.1, Gemma 2 and 3); 0: every layer attends to the whole context.
+	// GlobalEvery makes every GlobalEvery-th layer attend to the whole
+	// context all the same (Gemma 2: 2, Gemma 3: 6); 0: every layer is
+	// windowed.
+	SlidingWindow int               `yaml:"sliding_window,omitempty"`
+	GlobalEvery   int               `yaml:"global_every,omitempty"`
+	MoE           *MoE              `yaml:"moe,omitempty"`
+	Sources       map[string]string `yaml:"sources,omitempty"` // citation per field path ("layers", "moe.experts")
 }
 
 // MoE describes the mixture-of-experts FFN that replaces the dense FFN in
@@ -112,6 +119,12 @@ func (m Model) Validate() error {
 		if err := checkRange(c.field, c.v, 1, c.hi); err != nil {
 			return err
 		}
+	}
+	if err := checkRange("sliding_window", m.SlidingWindow, 0, maxContext); err != nil {
+		return err
+	}
+	if err := checkRange("global_every", m.GlobalEvery, 0, maxLayers); err != nil {
+		return err
 	}
 	if m.Heads%m.KVHeads != 0 {
 		return fieldErr("kv_heads", m.KVHeads, fmt.Sprintf("must divide heads (%d)", m.Heads))
@@ -456,6 +469,33 @@ func (m Model) MatrixFormats(q Quant) []Format {
 		add(f)
 	}
 	return out
+}
+
+// Window is the tokens layer il attends to: the sliding window for a
+// windowed layer, 0 (the whole context) for the others.
+func (m Model) Window(il int) int {
+	if m.SlidingWindow == 0 || (m.GlobalEvery > 0 && (il+1)%m.GlobalEvery == 0) {
+		return 0
+	}
+	return m.SlidingWindow
+}
+
+// KVBytes is the KV cache of one sequence at a context of ctx tokens: a
+// windowed layer keeps only its window (llama.cpp's sliding-window cache).
+func (m Model) KVBytes(kv KVFormat, ctx int) float64 {
+	if m.SlidingWindow == 0 {
+		return m.KVBytesPerToken(kv) * float64(ctx)
+	}
+	perLayer := m.KVBytesPerToken(kv) / float64(m.Layers)
+	var tokens float64
+	for il := range m.Layers {
+		if w := m.Window(il); w > 0 && w < ctx {
+			tokens += float64(w)
+		} else {
+			tokens += float64(ctx)
+		}
+	}
+	return perLayer * tokens
 }
 
 // KVBytesPerToken is the KV-cache size of one token:
