@@ -166,7 +166,7 @@ func workloadOf(r Record) workload {
 // rate, the seconds per generated token of a decode, or the time to first
 // token of a prefill measured in seconds.
 func predicted(r Record, res *sim.Result) (float64, error) {
-	ph := res.Prefill
+	ph := res.Prefill.Phase
 	if decodes(r) {
 		ph = res.Decode.Phase
 	}

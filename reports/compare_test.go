@@ -25,7 +25,7 @@ func compareResult(soc string, ttft, prefill, decode, p99, tops, peak, dramUtil,
 		Bandwidth: []sim.BandwidthSample{}, Warnings: []string{}, Provenance: []spec.Entry{},
 		Thermal: sim.Thermal{FinalClocks: []sim.UnitClock{}},
 	}
-	r.Prefill = sim.Phase{Tokens: 512, Seconds: 512 / prefill, TokensPerS: f64(prefill)}
+	r.Prefill.Phase = sim.Phase{Tokens: 512, Seconds: 512 / prefill, TokensPerS: f64(prefill)}
 	r.Decode.Phase = sim.Phase{Tokens: 128, Seconds: 128 / decode, TokensPerS: f64(decode)}
 	r.Decode.First10sTokensPerS = f64(decode)
 	r.Decode.MsPerToken = sim.Percentile{P50: f64(1000 / decode), P99: f64(p99)}

@@ -65,7 +65,11 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	} else {
 		row("time to first token", "%s warm · %s cold (loading the model takes %s)", seconds(r.TTFT), seconds(r.TTFTColdS), seconds(r.ColdStartS))
 	}
-	row("prefill", "%s   (%d tokens in %s)", rate(r.Prefill.TokensPerS), r.Prefill.Tokens, seconds(r.Prefill.Seconds))
+	padded := ""
+	if n := r.Prefill.PaddedTokens; n > 0 {
+		padded = fmt.Sprintf("; %d padding tokens computed by %s's fixed-length prefill graph", n, r.Runtime)
+	}
+	row("prefill", "%s   (%d tokens in %s%s)", rate(r.Prefill.TokensPerS), r.Prefill.Tokens, seconds(r.Prefill.Seconds), padded)
 	d := r.Decode
 	row("decode", "%s   (%d tokens in %s)", rate(d.TokensPerS), d.Tokens, seconds(d.Seconds))
 	if d.MsPerToken.P50 != nil {

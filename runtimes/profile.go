@@ -49,6 +49,11 @@ type Profile struct {
 	// Context is the KV cache the runtime preallocates, in tokens (Genie's
 	// models are compiled for 4096); 0 means what the request needs.
 	Context int `yaml:"context,omitempty" spec:"nonneg"`
+	// PrefillChunk is the prompt length a compiled prefill graph takes
+	// (Genie's prompt processor: 128): a prompt runs as whole chunks, the
+	// last padded, and the padding is wasted work. 0: one pass of the
+	// prompt as it is.
+	PrefillChunk int `yaml:"prefill_chunk,omitempty" spec:"nonneg"`
 	// Mmap says the runtime maps the weights file instead of reading it
 	// (llama.cpp's default): weights past the app's memory budget then
 	// stay on storage and page in as each pass reads them, instead of

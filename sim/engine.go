@@ -172,6 +172,7 @@ type stats struct {
 	fallbacks     map[string]*Fallback
 	fallbackOrder []string
 	samples       []BandwidthSample
+	paddedTokens  int // prompt tokens a compiled prefill graph computed past the prompt
 	energy        [2]energyParts // by phase
 	peakPower     float64        // watts, the highest of any pass
 	series        []SeriesPoint

@@ -33,7 +33,7 @@ type Result struct {
 	// Requests is how many requests ran: 1, or the session's count.
 	Requests int `json:"requests"`
 
-	Prefill Phase       `json:"prefill"`
+	Prefill PrefillPhase `json:"prefill"`
 	Decode  DecodePhase `json:"decode"`
 	TTFT    float64     `json:"ttft_s"`
 	// ColdStartS is what loading the model costs before the first token:
@@ -149,6 +149,15 @@ type Phase struct {
 }
 
 // DecodePhase adds the decode-only rates and the per-token spread.
+// PrefillPhase is the prefill and what a compiled graph wasted on it.
+type PrefillPhase struct {
+	Phase
+	// PaddedTokens are the tokens past the prompts a fixed-length prefill
+	// graph computed (Genie's 128-token prompt processor runs a 130-token
+	// prompt as 256).
+	PaddedTokens int `json:"padded_tokens"`
+}
+
 type DecodePhase struct {
 	Phase
 	First10sTokensPerS *float64   `json:"first_10s_tokens_per_s"`

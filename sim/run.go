@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, t := range s.turns {
 		prompted += t.Prompt
 	}
-	r.Prefill = phase(prompted*cfg.Batch, sum(s.prefills))
+	r.Prefill = PrefillPhase{Phase: phase(prompted*cfg.Batch, sum(s.prefills)), PaddedTokens: e.st.paddedTokens * cfg.Batch}
 	r.Decode = decodePhase(s.steps, cfg.Batch)
 	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)

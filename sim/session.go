@@ -135,7 +135,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	before, start := e.st.counters, e.clock
 	var prefill float64
 	if ts.prompt > 0 {
-		prefill = s.pass(requestName("prefill", ts.req, *c), work)
+		prefill = e.prefill(s.pass, requestName("prefill", ts.req, *c), work)
 	}
 	sample := e.sample()
 	e.account(workloads.Prefill, e.st.counters.minus(before), prefill+sample)
@@ -216,6 +216,29 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	}
 	s.turns = append(s.turns, t)
 	return nil
+}
+
+// prefill runs a prompt: one pass, or, under a runtime whose prefill
+// graph is compiled for a fixed length, whole chunks of it, the last
+// padded to the chunk (the padding is counted as wasted tokens). It
+// returns the time.
+func (e *engine) prefill(pass func(string, workloads.Work) float64, name string, w workloads.Work) float64 {
+	chunk := 0
+	if rt := e.cfg.Runtime; rt != nil {
+		chunk = rt.PrefillChunk
+	}
+	if chunk == 0 || w.Tokens == 0 {
+		return pass(name, w)
+	}
+	var t float64
+	n := (w.Tokens + chunk - 1) / chunk
+	for i := range n {
+		part := w
+		part.Tokens, part.Context = chunk, w.Context+i*chunk
+		t += pass(name, part)
+	}
+	e.st.paddedTokens += n*chunk - w.Tokens
+	return t
 }
 
 // coldStart is the time to load the model before its first prompt: the
