@@ -50,6 +50,11 @@ type DRAM struct {
 	Capacity  units.Bytes              `yaml:"capacity" spec:"bound=dram,required"`
 	DataRate  units.TransfersPerSecond `yaml:"data_rate,omitempty"`
 	BusWidth  int                      `yaml:"bus_width,omitempty" spec:"positive"` // bits
+	// BandwidthDiffers says why Bandwidth differs on purpose from
+	// data_rate × bus_width (a controller that runs the bus below its
+	// rated speed, a peak quoted with fewer channels populated). Without
+	// it a bandwidth more than 10% away from that product is an error.
+	BandwidthDiffers string `yaml:"bandwidth_differs,omitempty"`
 	// SeqEfficiency is the fraction of peak a long sequential stream achieves.
 	SeqEfficiency units.Fraction `yaml:"seq_efficiency,omitempty"`
 	// RandomPenalty is how many times slower random 4 KiB reads run than
