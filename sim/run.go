@@ -22,6 +22,8 @@ const first10s = 10.0
 //
 // Run resolves cfg first (Resolve); a config resolved before runs the same.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -41,6 +43,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Fidelity == Analytic {
 		run = e.analyticPass
 	}
+	// overflow is the first pass whose simulated time ran past what the
+	// clock holds: the run goes on (its passes cannot stop it) but is
+	// refused, never printed with a saturated time.
+	var overflow error
 	pass := func(name string, w workloads.Work) float64 {
 		e.work = w
 		e.scanBypass(w)
@@ -48,6 +54,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		e.tracePass(start)
 		e.startReplay(w)
 		t := run(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		if overflowed(start, t) && overflow == nil {
+			overflow = e.overflowError(name)
+			stop() // the session's next step ends the run
+		}
 		e.endReplay()
 		e.trace.span("passes", name, "pass", start, start+t, nil)
 		e.st.samples = append(e.st.samples, BandwidthSample{
@@ -63,8 +73,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	s, err := e.runSession(ctx, pass, r)
+	if overflow != nil {
+		return nil, overflow
+	}
 	if err != nil {
 		return nil, err
+	}
+	if overflow == nil && overflowed(0, e.clock) {
+		overflow = e.overflowError("session")
+	}
+	if overflow != nil {
+		return nil, overflow
 	}
 	r.TTFT = s.ttft
 	r.ColdStartS = coldStart(&cfg, e.unit)

@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/sim/des"
+)
+
+// maxSimSeconds is the longest simulated time a run may reach: half the
+// span of des.Time (int64 picoseconds, about 106 days), so that a time the
+// engine saturated to des.MaxTime, or one on its way there, is never
+// mistaken for a result.
+var maxSimSeconds = des.MaxTime.Seconds() / 2
+
+// overflowed reports whether a pass that started at start and took t
+// seconds ran past what simulated time can hold (or is not a number).
+func overflowed(start, t float64) bool {
+	end := start + t
+	return math.IsNaN(end) || math.IsInf(end, 0) || t < 0 || end >= maxSimSeconds
+}
+
+// overflowError is the input error for a run whose simulated time
+// overflowed in pass: it names the figure that made the run that long (the
+// largest share of its time) and where that figure came from.
+func (e *engine) overflowError(pass string) error {
+	c := e.cfg
+	unit := "units." + e.unit.Name
+	type culprit struct {
+		seconds float64
+		paths   []string
+	}
+	// The figures as the run used them, which a program may have changed
+	// since the chip loaded.
+	live := map[string]string{
+		"memory.dram.bandwidth":        c.Chip.Memory.DRAM.Bandwidth.String(),
+		"dma.setup":                    c.Chip.DMA.Setup.String(),
+		unit + ".peak." + string(e.dt): e.unit.Peak[e.dt].String(),
+		unit + ".dispatch":             e.unit.Dispatch.String(),
+	}
+	st := e.st
+	cands := []culprit{
+		{st.stallMem, []string{"memory.dram.bandwidth", "dma.setup", "memory.dram.latency"}},
+		{st.compute, []string{unit + ".peak." + string(e.dt), unit + ".clock"}},
+		{st.dispatch, []string{unit + ".dispatch"}},
+		{st.fallback, []string{unit + ".fallback_sync"}},
+		{st.host, []string{"units." + e.hostName() + ".dispatch"}},
+	}
+	best := cands[0]
+	for _, k := range cands[1:] {
+		if k.seconds > best.seconds || math.IsNaN(best.seconds) {
+			best = k
+		}
+	}
+	prov := map[string]spec.Entry{}
+	for _, p := range c.Chip.Provenance {
+		prov[p.Path] = p
+	}
+	var named []string
+	for _, p := range best.paths {
+		if en, ok := prov[p]; ok {
+			v := en.Value
+			if l, ok := live[p]; ok {
+				v = l
+			}
+			named = append(named, fmt.Sprintf("%s = %s (%s)", p, v, en.Source))
+		}
+	}
+	msg := fmt.Sprintf("the %s would take more than %.0f days of simulated time, beyond what the simulator's clock (int64 picoseconds) holds; the time goes to %s: check %s",
+		pass, maxSimSeconds/86400, e.share(best.paths[0]), strings.Join(named, ", "))
+	err := &spec.Error{File: c.Chip.ID, Path: best.paths[0], Msg: msg}
+	if en, ok := prov[best.paths[0]]; ok {
+		err.File, err.Line = locate(en.Source, c.Chip.ID)
+	}
+	return err
+}
+
+// share says in words what a culprit path's time is.
+func (e *engine) share(path string) string {
+	switch {
+	case strings.HasPrefix(path, "memory."):
+		return "waiting for memory"
+	case strings.HasSuffix(path, ".dispatch"):
+		return "dispatching operators"
+	case strings.HasSuffix(path, ".fallback_sync"):
+		return "handing operators to the CPU"
+	}
+	return "computing"
+}
+
+func (e *engine) hostName() string {
+	if e.host != nil {
+		return e.host.Name
+	}
+	return e.unit.Name
+}
+
+var fileLine = regexp.MustCompile(`^(.*):(\d+)$`)
+
+// locate turns a provenance source into a file and line: "chip.yaml:6",
+// "--set", or, for a catalog citation, the chip's id with no line.
+func locate(source, chip string) (string, int) {
+	if source == "--set" {
+		return source, 0
+	}
+	if m := fileLine.FindStringSubmatch(source); m != nil && !strings.Contains(m[1], " ") {
+		n, _ := strconv.Atoi(m[2])
+		return m[1], n
+	}
+	return chip, 0
+}
