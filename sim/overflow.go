@@ -3,7 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -112,4 +114,74 @@ func locate(source, chip string) (string, int) {
 		return m[1], n
 	}
 	return chip, 0
+}
+
+// nonFinite finds the first number of v (a result, walked field by field
+// by their JSON names) that is NaN or infinite, and returns its path, or "".
+func nonFinite(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+			return path
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return nonFinite(v.Elem(), path)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			sub := joinPath(path, name)
+			switch {
+			case name == "" && f.Anonymous: // its fields are the outer object's in JSON
+				sub = path
+			case name == "":
+				sub = joinPath(path, f.Name)
+			}
+			if p := nonFinite(v.Field(i), sub); p != "" {
+				return p
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if p := nonFinite(v.Index(i), joinPath(path, strconv.Itoa(i))); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			if p := nonFinite(v.MapIndex(k), joinPath(path, fmt.Sprint(k))); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// checkFinite refuses a result holding a NaN or an infinity: extreme
+// inputs that pass the load bounds together can still divide by a zero or
+// overflow a float, and such a number must not be printed (nor fail the
+// JSON writer after the run).
+func checkFinite(r *Result, chip string) error {
+	if p := nonFinite(reflect.ValueOf(r), ""); p != "" {
+		return &spec.Error{File: chip, Msg: fmt.Sprintf("the run's %s is not a finite number: the chip's or model's figures are too extreme together to simulate; check the figures the provenance lists as set or given", p)}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -48,5 +49,20 @@ func TestTimeOverflowIsInputError(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCheckFinite: a result with a NaN or an infinity anywhere is refused
+// with the JSON path of the number.
+func TestCheckFinite(t *testing.T) {
+	r := &Result{}
+	if err := checkFinite(r, "c.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	inf := math.Inf(1)
+	r.Decode.TokensPerS = &inf
+	err := checkFinite(r, "c.yaml")
+	if err == nil || !spec.IsSpecError(err) || !strings.Contains(err.Error(), "decode.tokens_per_s") {
+		t.Errorf("got %v, want a spec.Error naming decode.tokens_per_s", err)
 	}
 }

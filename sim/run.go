@@ -97,6 +97,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)
 	e.finish(r, e.clock)
+	if err := checkFinite(r, cfg.Chip.ID); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
