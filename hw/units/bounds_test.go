@@ -8,10 +8,10 @@ import (
 
 func TestBoundCheck(t *testing.T) {
 	for _, tc := range []struct {
-		kind      Kind
-		role      string
-		text      string
-		want      []string // substrings of the message; nil: plausible
+		kind Kind
+		role string
+		text string
+		want []string // substrings of the message; nil: plausible
 	}{
 		{KindByteRate, "dram", "85.3", []string{"85.3 read as 85.3 B/s", "DRAM bandwidth", "10 MB/s to 20 TB/s", "85.3 — did you mean 85.3 GB/s?"}},
 		{KindByteRate, "dram", "100 B/s", []string{"100 B/s is not a plausible DRAM bandwidth"}},
