@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -18,6 +19,27 @@ import (
 // engine saturated to des.MaxTime, or one on its way there, is never
 // mistaken for a result.
 var maxSimSeconds = des.MaxTime.Seconds() / 2
+
+// MaxSeconds is the longest simulated time a run may reach (about 53
+// days); a run that would go past it fails with an error IsTimeOverflow
+// recognises.
+var MaxSeconds = maxSimSeconds
+
+// errTimeOverflow marks the input errors of runs whose simulated time
+// overflowed, for callers that search figures (a calibration fit) and
+// take such a run as merely the slowest possible one.
+var errTimeOverflow = errors.New("simulated time overflows")
+
+// overflow is the *spec.Error of an overflowed run, marked so that
+// IsTimeOverflow finds it; it prints as the spec.Error.
+type overflow struct{ err *spec.Error }
+
+func (o overflow) Error() string   { return o.err.Error() }
+func (o overflow) Unwrap() []error { return []error{o.err, errTimeOverflow} }
+
+// IsTimeOverflow reports whether err is, or wraps, the error of a run
+// whose simulated time would have overflowed (it is also a *spec.Error).
+func IsTimeOverflow(err error) bool { return errors.Is(err, errTimeOverflow) }
 
 // overflowed reports whether a pass that started at start and took t
 // seconds ran past what simulated time can hold (or is not a number).
@@ -78,7 +100,7 @@ func (e *engine) overflowError(pass string) error {
 	if en, ok := prov[best.paths[0]]; ok {
 		err.File, err.Line = locate(en.Source, c.Chip.ID)
 	}
-	return err
+	return overflow{err}
 }
 
 // share says in words what a culprit path's time is.

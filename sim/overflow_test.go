@@ -39,6 +39,9 @@ func TestTimeOverflowIsInputError(t *testing.T) {
 					t.Fatalf("ran: prefill %v s, decode %v s", r.Prefill.Seconds, r.Decode.Seconds)
 				}
 				t.Log(err)
+				if !IsTimeOverflow(err) {
+					t.Error("IsTimeOverflow does not recognise it")
+				}
 				if !spec.IsSpecError(err) {
 					t.Errorf("error %T is not a *spec.Error: %v", err, err)
 				}
