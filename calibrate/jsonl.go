@@ -385,6 +385,10 @@ func parseRecordLine(name string, line int, text []byte) (rec Record, assumed st
 	if !ok {
 		return Record{}, "", fail("", "a record is a JSON object, not %s", jsonKind(raw))
 	}
+	// A key given twice would be read as its last value, silently.
+	if err := spec.DuplicateJSONKey(name, line, text); err != nil {
+		return Record{}, "", &lineError{err: err}
+	}
 	if path, allowed := unknownKey(obj, reflect.TypeFor[Record](), ""); path != "" {
 		return Record{}, "", fail(path, "unknown field; allowed: %s", allowed)
 	}

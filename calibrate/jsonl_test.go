@@ -188,6 +188,9 @@ func TestReadIsStrict(t *testing.T) {
 		{good + ` {}`, "r.jsonl:2: more than one JSON value on the line"},
 		{`[1,2]`, "r.jsonl:2: a record is a JSON object, not an array"},
 		{`null`, "r.jsonl:2: a record is a JSON object, not null"},
+		// A key given twice was read as its last value.
+		{strings.Replace(good, `"value":21.9`, `"value":21.9,"value":2190`, 1), `r.jsonl:2: field value: duplicate key "value"`},
+		{strings.Replace(good, `"gen":128`, `"gen":128,"gen":1`, 1), `r.jsonl:2: field shape.gen: duplicate key "gen"`},
 	} {
 		_, _, err := Read(strings.NewReader(good+"\n"+tc.line+"\n"), "r.jsonl")
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

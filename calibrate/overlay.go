@@ -227,6 +227,10 @@ func (p *Param) check() *fieldMsg {
 		if p.Dtype != "" && !formatKey(p.Dtype) {
 			return &fieldMsg{"dtype", fmt.Sprintf("%q is not a storage format: use lower-case names such as q4_0, q8_0, f16", p.Dtype)}
 		}
+		// A figure for a format no weights are stored in would never apply.
+		if p.Dtype != "" && !slices.Contains(overlayFormats(), p.Dtype) {
+			return &fieldMsg{"dtype", fmt.Sprintf("%q is not a weight storage format: use one of %s", p.Dtype, strings.Join(overlayFormats(), ", "))}
+		}
 	case memoryScope:
 		// Without memory, the figure is for every DRAM type the overlay
 		// gives no figure of its own.
@@ -257,6 +261,16 @@ func (p *Param) check() *fieldMsg {
 		p.stderr = s
 	}
 	return nil
+}
+
+// overlayFormats is hw.WeightFormats as an overlay's dtype writes them:
+// lower case, the keys of a unit's gemm_efficiency_by.
+func overlayFormats() []string {
+	out := make([]string, len(hw.WeightFormats))
+	for i, f := range hw.WeightFormats {
+		out[i] = strings.ToLower(f)
+	}
+	return out
 }
 
 func formatKey(s string) bool {

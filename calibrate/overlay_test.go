@@ -152,6 +152,7 @@ func TestBadOverlays(t *testing.T) {
 		{"bad memory", "source: x\nparams:\n  - {param: seq_efficiency, memory: SDRAM, value: 0.8}\n", []string{"o.yaml:3", "memory", "LPDDR5"}},
 		{"dtype on dispatch", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, dtype: q4_0, value: 1 us}\n", []string{"o.yaml:3", "dtype"}},
 		{"bad dtype", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, dtype: Q4_0, value: 0.5}\n", []string{"o.yaml:3", "lower-case"}},
+		{"dtype that does not exist", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, dtype: q3_0, value: 0.5}\n", []string{"o.yaml:3", "params.0.dtype", `"q3_0" is not a weight storage format`, "q4_0"}},
 		{"fraction above 1", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, value: 1.5}\n", []string{"o.yaml:3", "params.0.value", "out of range"}},
 		{"wrong unit", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, value: 5 GB}\n", []string{"o.yaml:3", "params.0.value"}},
 		{"negative stderr", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, value: 5 us, stderr: -1 us}\n", []string{"o.yaml:3", "stderr"}},

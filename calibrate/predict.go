@@ -244,6 +244,12 @@ func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Resu
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
 		Depth: w.depth, Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	full, err := sim.Run(ctx, cfg)
+	if sim.IsTimeOverflow(err) {
+		// A fit tries figures that make some runs absurdly slow: such a
+		// run is the slowest one simulated time holds, a residual that
+		// turns the fit away, not a failure of the fit.
+		return slowest(unit, w.prompt*w.batch, w.gen*w.batch), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -257,6 +263,23 @@ func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Resu
 func lean(r *sim.Result) *sim.Result {
 	out := &sim.Result{Unit: r.Unit, Prefill: r.Prefill, TTFT: r.TTFT}
 	out.Decode.Phase = r.Decode.Phase
+	return out
+}
+
+// slowest is the lean result of a run that would overflow simulated time:
+// each phase takes sim.MaxSeconds.
+func slowest(unit string, prompt, gen int) *sim.Result {
+	out := &sim.Result{Unit: unit, TTFT: sim.MaxSeconds}
+	out.Prefill.Phase = sim.Phase{Tokens: prompt, Seconds: sim.MaxSeconds}
+	if prompt > 0 {
+		r := float64(prompt) / sim.MaxSeconds
+		out.Prefill.TokensPerS = &r
+	}
+	out.Decode.Phase = sim.Phase{Tokens: gen, Seconds: sim.MaxSeconds}
+	if gen > 0 {
+		r := float64(gen) / sim.MaxSeconds
+		out.Decode.TokensPerS = &r
+	}
 	return out
 }
 

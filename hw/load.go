@@ -466,6 +466,9 @@ func validate(doc *spec.Doc, s *SoC) error {
 			}
 		}
 	}
+	if err := validateAcross(doc, s); err != nil {
+		return err
+	}
 	if e := s.Memory.DRAM.SeqEfficiency; e <= 0 || e > 1 {
 		return doc.Errorf("memory.dram.seq_efficiency", "%v is not allowed: must be in (0, 1]", float64(e))
 	}
@@ -528,6 +531,54 @@ func validateThermal(doc *spec.Doc, s *SoC) error {
 	for i, l := range s.Memory.DRAM.Levels {
 		if l <= 0 || l > 1 || (i > 0 && l <= s.Memory.DRAM.Levels[i-1]) {
 			return doc.Errorf("memory.dram.levels", "levels must rise from above 0%% to at most 100%%")
+		}
+	}
+	return nil
+}
+
+// bandwidthTolerance is how far memory.dram.bandwidth may stray from
+// data_rate × bus_width / 8 without bandwidth_differs saying why: rounding
+// of a datasheet's figure, not a second opinion.
+const bandwidthTolerance = 0.10
+
+// validateAcross checks figures that are plausible alone but impossible
+// together (docs/bounds.md, "Checks across fields").
+func validateAcross(doc *spec.Doc, s *SoC) error {
+	d := s.Memory.DRAM
+	if l3 := s.Memory.L3.Size; l3 > d.Capacity {
+		return doc.Errorf("memory.l3.size", "%s is larger than the DRAM it caches (memory.dram.capacity %s): give the last-level cache's size", l3, d.Capacity)
+	}
+	if d.DataRate > 0 && d.BusWidth > 0 && doc.Has("memory.dram.bandwidth") {
+		bus := float64(d.DataRate) * float64(d.BusWidth) / 8
+		if off := float64(d.Bandwidth)/bus - 1; (off > bandwidthTolerance || off < -bandwidthTolerance) && strings.TrimSpace(d.BandwidthDiffers) == "" {
+			return doc.Errorf("memory.dram.bandwidth", "%s contradicts data_rate × bus_width = %s × %d bits = %s (%+.0f%%): fix one of them, or say why they differ with bandwidth_differs: <reason>",
+				d.Bandwidth, d.DataRate, d.BusWidth, units.BytesPerSecond(bus), off*100)
+		}
+	}
+	for _, u := range s.Units {
+		if len(u.OPP) == 0 {
+			continue
+		}
+		p := "units." + u.Name
+		top := u.OPP[len(u.OPP)-1].Freq
+		// Clusters first: the unit's clock may be derived from the first.
+		for _, c := range u.Clusters {
+			if c.Clock > top {
+				return doc.Errorf(fmt.Sprintf("%s.clusters.%s.clock", p, c.Name), "%s is above the top of the unit's own OPP table (%s): raise the table or lower the clock", c.Clock, top)
+			}
+		}
+		if u.Clock > top {
+			return doc.Errorf(p+".clock", "%s is above the top of the unit's own OPP table (%s): raise the table or lower the clock", u.Clock, top)
+		}
+	}
+	keys := make([]string, 0, len(s.Sources))
+	for k := range s.Sources {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !doc.Has(k) {
+			return doc.KeyErrorf("sources", k, "%q names no field of this chip: a source cites a field path such as memory.dram.bandwidth or units.npu.peak.int8", k)
 		}
 	}
 	return nil

@@ -64,22 +64,27 @@ func (m Memory) AppBudget() float64 { return float64(m.DRAM.Capacity) * float64(
 // data_rate × bus_width.
 type DRAM struct {
 	Type      string                   `yaml:"type" spec:"required,oneof=LPDDR4|LPDDR4X|LPDDR5|LPDDR5X|LPDDR5T|DDR4|DDR5|GDDR6|HBM2|HBM3"`
-	Bandwidth units.BytesPerSecond     `yaml:"bandwidth,omitempty"`
-	Capacity  units.Bytes              `yaml:"capacity" spec:"required"`
+	Bandwidth units.BytesPerSecond     `yaml:"bandwidth,omitempty" spec:"bound=dram"`
+	Capacity  units.Bytes              `yaml:"capacity" spec:"bound=dram,required"`
 	DataRate  units.TransfersPerSecond `yaml:"data_rate,omitempty"`
 	BusWidth  int                      `yaml:"bus_width,omitempty" spec:"positive"` // bits
+	// BandwidthDiffers says why Bandwidth differs on purpose from
+	// data_rate × bus_width (a controller that runs the bus below its
+	// rated speed, a peak quoted with fewer channels populated). Without
+	// it a bandwidth more than 10% away from that product is an error.
+	BandwidthDiffers string `yaml:"bandwidth_differs,omitempty"`
 	// SeqEfficiency is the fraction of peak a long sequential stream achieves.
 	SeqEfficiency units.Fraction `yaml:"seq_efficiency,omitempty"`
 	// RandomPenalty is how many times slower random 4 KiB reads run than
 	// sequential ones.
 	RandomPenalty float64       `yaml:"random_penalty,omitempty" spec:"positive"`
-	Latency       units.Seconds `yaml:"latency,omitempty"`
+	Latency       units.Seconds `yaml:"latency,omitempty" spec:"bound=cost"`
 	// RowSize is the DRAM page: accesses within an open row are row hits.
-	RowSize units.Bytes `yaml:"row_size,omitempty"`
+	RowSize units.Bytes `yaml:"row_size,omitempty" spec:"bound=line"`
 	// EnergyPerByte is the energy of moving one byte between DRAM and the
 	// SoC (array, I/O and controller); StaticPower the background power
 	// (refresh, standby) while the run lasts.
-	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty"`
+	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
 	StaticPower   units.Watts  `yaml:"static_power,omitempty"`
 	// Levels are the shares of Bandwidth the memory clock can be capped
 	// to, ascending: the DRAM's operating points as the governor sees them.
@@ -88,12 +93,12 @@ type DRAM struct {
 
 // Cache is a set-associative cache. Size must equal ways × line × sets.
 type Cache struct {
-	Size      units.Bytes          `yaml:"size,omitempty"`
+	Size      units.Bytes          `yaml:"size,omitempty" spec:"bound=cache"`
 	Ways      int                  `yaml:"ways,omitempty" spec:"positive"`
-	Line      units.Bytes          `yaml:"line,omitempty"`
+	Line      units.Bytes          `yaml:"line,omitempty" spec:"bound=line"`
 	Sets      int                  `yaml:"sets,omitempty" spec:"positive"`
-	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty"`
-	Latency   units.Seconds        `yaml:"latency,omitempty"`
+	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty" spec:"bound=onchip"`
+	Latency   units.Seconds        `yaml:"latency,omitempty" spec:"bound=cost"`
 	// SharedBy names the units that allocate in this cache; empty means all.
 	SharedBy []string `yaml:"shared_by,omitempty"`
 	// Replacement is the replacement policy: lru, srrip (scan-resistant)
@@ -101,7 +106,7 @@ type Cache struct {
 	Replacement string `yaml:"replacement,omitempty" spec:"oneof=lru|srrip|brrip"`
 	// EnergyPerByte is the energy of one byte read from or written to the
 	// cache.
-	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty"`
+	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
 }
 
 // Shares reports whether unit name allocates in the cache.
@@ -141,8 +146,8 @@ type Unit struct {
 	Clock units.Hertz                        `yaml:"clock,omitempty"`
 	// OPP is the table of operating points, ascending in frequency.
 	OPP           []OPP                `yaml:"opp,omitempty"`
-	SRAM          units.Bytes          `yaml:"sram,omitempty"`
-	SRAMBandwidth units.BytesPerSecond `yaml:"sram_bandwidth,omitempty"`
+	SRAM          units.Bytes          `yaml:"sram,omitempty" spec:"bound=sram"`
+	SRAMBandwidth units.BytesPerSecond `yaml:"sram_bandwidth,omitempty" spec:"bound=onchip"`
 	SRAMBanks     int                  `yaml:"sram_banks,omitempty" spec:"positive"`
 	MAC           MACArray             `yaml:"mac,omitempty"`
 	Cores         int                  `yaml:"cores,omitempty" spec:"positive"`
@@ -159,10 +164,10 @@ type Unit struct {
 	// CoreBandwidth is the most one core draws from DRAM: the cache-line
 	// misses it keeps in flight over the memory latency. A run on n cores
 	// draws at most n × CoreBandwidth.
-	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty"`
+	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty" spec:"bound=dram"`
 	// Bandwidth is the most the unit draws from DRAM through its port of
 	// the fabric, whatever its cores; 0: the whole DRAM bandwidth.
-	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty"`
+	Bandwidth units.BytesPerSecond `yaml:"bandwidth,omitempty" spec:"bound=dram"`
 	// GEMMEfficiency and GEMVEfficiency are the fractions of the modelled
 	// compute rate that matrix-matrix and matrix-vector kernels reach.
 	GEMMEfficiency units.Fraction `yaml:"gemm_efficiency,omitempty"`
@@ -177,7 +182,7 @@ type Unit struct {
 	GEMVEfficiencyBy map[string]units.Fraction `yaml:"gemv_efficiency_by,omitempty"`
 	// Dispatch is the fixed driver cost per dispatched operator (a kernel
 	// launch on a GPU).
-	Dispatch units.Seconds `yaml:"dispatch,omitempty"`
+	Dispatch units.Seconds `yaml:"dispatch,omitempty" spec:"bound=cost"`
 	// Ops lists the operators the unit runs (see Operators); empty means
 	// all. An operator it lacks falls back to the CPU.
 	Ops []string `yaml:"ops,omitempty"`
@@ -190,16 +195,16 @@ type Unit struct {
 	// Init is the unit's runtime initialisation on a cold start: driver
 	// and context creation, loading or compiling the model's graph or
 	// kernels, before the first prompt can run.
-	Init units.Seconds `yaml:"init,omitempty"`
+	Init units.Seconds `yaml:"init,omitempty" spec:"bound=init"`
 	// FallbackSync is the cost of handing an operator to the CPU and back:
 	// interrupt, cache maintenance and wake-up, paid once per fallback.
-	FallbackSync units.Seconds `yaml:"fallback_sync,omitempty"`
+	FallbackSync units.Seconds `yaml:"fallback_sync,omitempty" spec:"bound=cost"`
 	// EnergyPerOp is the dynamic energy of one operation (half a MAC) per
 	// dtype at the nominal clock's voltage, operand delivery included.
-	EnergyPerOp map[dtype.Dtype]units.Joules `yaml:"energy_per_op,omitempty"`
+	EnergyPerOp map[dtype.Dtype]units.Joules `yaml:"energy_per_op,omitempty" spec:"bound=per-op"`
 	// SRAMEnergyPerByte is the energy of one byte read from or written to
 	// the unit's SRAM.
-	SRAMEnergyPerByte units.Joules `yaml:"sram_energy_per_byte,omitempty"`
+	SRAMEnergyPerByte units.Joules `yaml:"sram_energy_per_byte,omitempty" spec:"bound=per-op"`
 	// ActivePower is what the unit draws while it is busy — computing or
 	// stalled waiting for memory — beyond the energy of its operations:
 	// clock tree, pipelines, schedulers and load/store machinery, which
@@ -211,7 +216,7 @@ type Unit struct {
 	// LeakageRefTemp; it grows by LeakagePerC (a fraction per °C,
 	// exponentially) with temperature and in proportion to voltage.
 	StaticPower    units.Watts    `yaml:"static_power,omitempty"`
-	LeakagePerC    units.Fraction `yaml:"leakage_per_c,omitempty"`
+	LeakagePerC    units.Fraction `yaml:"leakage_per_c,omitempty" spec:"bound=per-c"`
 	LeakageRefTemp units.Celsius  `yaml:"leakage_ref_temp,omitempty"`
 }
 
@@ -328,14 +333,14 @@ type MACArray struct {
 
 // Storage is where weights live before they are loaded (UFS, NVMe, SD).
 type Storage struct {
-	ReadBandwidth units.BytesPerSecond `yaml:"read_bandwidth,omitempty"`
-	EnergyPerByte units.Joules         `yaml:"energy_per_byte,omitempty"`
+	ReadBandwidth units.BytesPerSecond `yaml:"read_bandwidth,omitempty" spec:"bound=storage"`
+	EnergyPerByte units.Joules         `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
 }
 
 // DMA is the engine that moves tiles between DRAM, the L3 and SRAM.
 type DMA struct {
 	Channels int           `yaml:"channels,omitempty" spec:"positive"`
-	Setup    units.Seconds `yaml:"setup,omitempty"`
+	Setup    units.Seconds `yaml:"setup,omitempty" spec:"bound=cost"`
 	MaxBurst units.Bytes   `yaml:"max_burst,omitempty"`
 }
 

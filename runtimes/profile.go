@@ -42,7 +42,7 @@ type Profile struct {
 	// Graph is per-op or compiled; Dispatch its cost per dispatched
 	// operator (per-op) or per operator inside the compiled graph.
 	Graph    string        `yaml:"graph" spec:"required,oneof=per-op|compiled"`
-	Dispatch units.Seconds `yaml:"dispatch,omitempty"`
+	Dispatch units.Seconds `yaml:"dispatch,omitempty" spec:"bound=cost"`
 	// Threads is the CPU threads a CPU runtime uses by default; 0 means one
 	// per core.
 	Threads int `yaml:"threads,omitempty" spec:"nonneg"`

@@ -86,6 +86,8 @@ type engine struct {
 	swapAt    *float64           // run time the KV cache first swapped
 	swapPeak  float64            // the most KV bytes swapped at once
 	sched     *scheduler         // the scheduling policy at work, when the run has one
+	overflow  error              // the first pass whose simulated time overflowed the clock
+	stop      func()             // ends the session early (after an overflow); nil on side engines
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
@@ -172,7 +174,7 @@ type stats struct {
 	fallbacks     map[string]*Fallback
 	fallbackOrder []string
 	samples       []BandwidthSample
-	paddedTokens  int // prompt tokens a compiled prefill graph computed past the prompt
+	paddedTokens  int            // prompt tokens a compiled prefill graph computed past the prompt
 	energy        [2]energyParts // by phase
 	peakPower     float64        // watts, the highest of any pass
 	series        []SeriesPoint

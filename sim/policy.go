@@ -101,12 +101,27 @@ func DecodePolicy(file string, data []byte) (*Policy, error) {
 		}
 		return nil
 	}
+	// The classes split the SRAM and the L3's ways: shares that add up to
+	// more than the whole were once cut silently.
+	var sram, l3 float64
 	for _, c := range []struct {
 		name string
 		pl   *Placement
 	}{{"weights", &p.Weights}, {"ffn", p.FFN}, {"experts", p.Experts}, {"kv", &p.KV}, {"activations", &p.Activations}} {
 		if err := check(c.name, c.pl); err != nil {
 			return nil, err
+		}
+		if c.pl == nil {
+			continue
+		}
+		sram += float64(c.pl.SRAM)
+		l3 += float64(c.pl.L3Share)
+		const eps = 1e-9
+		if sram > 1+eps {
+			return nil, doc.Errorf(c.name+".sram", "the classes' SRAM shares add up to %s, more than the whole SRAM: make them at most 100%% together", units.Approx(sram, units.KindFraction))
+		}
+		if l3 > 1+eps {
+			return nil, doc.Errorf(c.name+".l3_share", "the classes' L3 shares add up to %s, more than all the ways: make them at most 100%% together (0 shares all ways)", units.Approx(l3, units.KindFraction))
 		}
 	}
 	if p.KV.Layout == "" {

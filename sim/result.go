@@ -34,8 +34,8 @@ type Result struct {
 	Requests int `json:"requests"`
 
 	Prefill PrefillPhase `json:"prefill"`
-	Decode  DecodePhase `json:"decode"`
-	TTFT    float64     `json:"ttft_s"`
+	Decode  DecodePhase  `json:"decode"`
+	TTFT    float64      `json:"ttft_s"`
 	// ColdStartS is what loading the model costs before the first token:
 	// its weights read from storage and the unit's runtime initialised;
 	// TTFTColdS is the first token's time after a cold start.

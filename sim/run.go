@@ -23,6 +23,8 @@ const first10s = 10.0
 //
 // Run resolves cfg first (Resolve); a config resolved before runs the same.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -48,6 +50,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Schedule != nil {
 		e.sched = &scheduler{s: cfg.Schedule, res: ScheduleResult{Name: cfg.Schedule.Name, BudgetS: float64(cfg.Schedule.Budget)}}
 	}
+	// A pass whose simulated time runs past what the clock holds stops
+	// the session at its next step; the run is refused, never printed
+	// with a saturated time.
+	e.stop = stop
 	pass := e.pass
 	r := newResult(&cfg, unit.Name, dt)
 	if max := cfg.Model.MaxContext; cfg.context() > max {
@@ -55,8 +61,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	s, err := e.runSession(ctx, pass, r)
+	overflow := e.overflow
+	if overflow != nil {
+		return nil, overflow
+	}
 	if err != nil {
 		return nil, err
+	}
+	if overflow == nil && overflowed(0, e.clock) {
+		overflow = e.overflowError("session")
+	}
+	if overflow != nil {
+		return nil, overflow
 	}
 	r.TTFT = s.ttft
 	r.ColdStartS = coldStart(&cfg, e.unit)
@@ -76,6 +92,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.Schedule = &e.sched.res
 	}
 	e.finish(r, e.clock)
+	if err := checkFinite(r, cfg.Chip.ID); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -95,6 +114,12 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	e.startReplay(w)
 	ops := workloads.Lower(c.Model.Model, c.Quant, c.KV, w)
 	t := run(ops)
+	if overflowed(start, t) && e.overflow == nil {
+		e.overflow = e.overflowError(name)
+		if e.stop != nil {
+			e.stop() // the session's next step ends the run
+		}
+	}
 	e.endReplay()
 	t += e.pageIn(ops) + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)

@@ -24,7 +24,12 @@ func (e *engine) tilePass(ops []workloads.Op) float64 {
 	e.spanBuf = e.spanBuf[:0]
 	s.issue()
 	s.next()
-	e.sim.Run()
+	if !e.sim.RunBefore(des.Seconds(maxSimSeconds)) {
+		// The pass would run past what simulated time holds: the run
+		// is refused (Run's overflowed), whatever the pending events.
+		e.tileBuf = s.tiles[:0]
+		return math.Inf(1)
+	}
 	e.tileBuf = s.tiles[:0]
 	return (e.sim.Now() - start).Seconds()
 }

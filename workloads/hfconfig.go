@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"io"
 	"path/filepath"
 	"sort"
@@ -155,8 +156,9 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, syntax(err)
 		}
-		// A repeated key: the last wins, as in Python. The value is its exact
-		// bytes, so it starts its length before the decoder's offset.
+		// A repeated key is refused by ParseHFConfig (spec.DuplicateJSONKey);
+		// detection keeps the last. The value is its exact bytes, so it
+		// starts its length before the decoder's offset.
 		d.raw[key], d.line[key], d.off[key] = v, line, dec.InputOffset()-int64(len(v))
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -360,6 +362,12 @@ func IsHFConfig(data []byte) bool {
 func ParseHFConfig(filename string, data []byte) (Model, error) {
 	top, err := scanHF(filename, data)
 	if err != nil {
+		return Model{}, err
+	}
+	// Python's json keeps the last of a repeated key and Go's too, so a
+	// config edited by hand can say two things; which one was meant is
+	// not ours to guess.
+	if err := spec.DuplicateJSONKey(filename, 1, data); err != nil {
 		return Model{}, err
 	}
 	if !top.present("model_type") {

@@ -3,6 +3,8 @@ package workloads
 import (
 	"math"
 	"os"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -456,4 +458,22 @@ func FuzzParseHFConfig(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMalformedHFConfigs: keys given twice in a config.json are refused
+// at the second, naming the first (testdata/malformed/README.md).
+func TestMalformedHFConfigs(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"hf-duplicate-key.config.json", `hf-duplicate-key.config.json:5: field num_hidden_layers: duplicate key "num_hidden_layers" (first at line 3)`},
+		{"hf-duplicate-nested-key.config.json", `hf-duplicate-nested-key.config.json:8: field rope_scaling.factor: duplicate key "factor" (first at line 7)`},
+	} {
+		data, err := os.ReadFile("testdata/malformed/" + tc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ParseHFConfig(tc.file, data)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !spec.IsSpecError(err) {
+			t.Errorf("%s: got %v, want a spec.Error containing %q", tc.file, err, tc.want)
+		}
+	}
 }

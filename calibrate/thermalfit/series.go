@@ -87,6 +87,7 @@ var lowest = map[int]struct {
 	msg string
 }{
 	colPower:   {0, "power %g W is negative; a power is zero or more watts"},
+	colTotal:   {0, "total power %g W is negative; a power is zero or more watts"},
 	colClock:   {0, "clock %g Hz is negative; a clock is zero or more"},
 	colTemp:    {-273.15, "%g °C is below absolute zero"},
 	colAmbient: {-273.15, "%g °C is below absolute zero"},

@@ -75,6 +75,7 @@ func TestReadSeriesErrors(t *testing.T) {
 		{"time equal", head + "0,1,25\n0,1,26\n", "x.csv:3: column time_s: time 0 s does not increase (the row before, line 2, is at 0 s)"},
 		{"time back", head + "0,1,25\n2,1,25\n1,1,26\n", "x.csv:4: column time_s: time 1 s does not increase"},
 		{"negative power", head + "0,-1,25\n", "x.csv:2: column power_npu_w: power -1 W is negative"},
+		{"negative total power", "time_s,power_npu_w,temp_npu_c,power_w\n0,1,25,1\n1,1,26,-2\n", "x.csv:3: column power_w: total power -2 W is negative"},
 		{"below absolute zero", head + "0,1,-300\n", "x.csv:2: column temp_npu_c: -300 °C is below absolute zero"},
 		{"short row", head + "0,1\n", "x.csv:2: the row does not have one cell per header column"},
 		{"one row", head + "0,1,25\n", "x.csv: 1 data rows: a series needs at least two"},

@@ -28,6 +28,9 @@ type rules struct {
 	required, positive, nonneg bool
 	oneof                      []string
 	max                        *float64
+	// bound is the role of a quantity in units.Bounds ("dram", "cost",
+	// …); "" takes its kind's default range.
+	bound string
 }
 
 func parseRules(tag string) rules {
@@ -48,6 +51,11 @@ func parseRules(tag string) rules {
 				panic("spec: bad max in tag " + tag)
 			}
 			r.max = &m
+		case strings.HasPrefix(part, "bound="):
+			r.bound = strings.TrimPrefix(part, "bound=")
+			if !units.HasRole(r.bound) {
+				panic("spec: unknown bound role in tag " + tag)
+			}
 		case part == "":
 		default:
 			panic("spec: unknown rule " + part)
@@ -112,6 +120,11 @@ func (d *Doc) decode(n *yaml.Node, v reflect.Value, path string, r rules) error 
 		if err != nil {
 			return d.errAt(n, path, err.Error())
 		}
+		if b, ok := units.BoundFor(q.Kind(), r.bound); ok {
+			if msg := b.Check(n.Value, x); msg != "" {
+				return d.errAt(n, path, msg)
+			}
+		}
 		v.SetFloat(x)
 		return nil
 	}
@@ -140,14 +153,14 @@ func (d *Doc) decode(n *yaml.Node, v reflect.Value, path string, r rules) error 
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, e := range n.Content {
-			if err := d.decode(e, s.Index(i), join(path, entryName(e, i)), rules{}); err != nil {
+			if err := d.decode(e, s.Index(i), join(path, entryName(e, i)), rules{bound: r.bound}); err != nil {
 				return err
 			}
 		}
 		v.Set(s)
 		return nil
 	case reflect.Map:
-		return d.decodeMap(n, v, path)
+		return d.decodeMap(n, v, path, r)
 	}
 	if n.Kind != yaml.ScalarNode {
 		return d.errAt(n, path, "expected a single value, found "+kindName(n))
@@ -186,7 +199,7 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 	return nil
 }
 
-func (d *Doc) decodeMap(n *yaml.Node, v reflect.Value, path string) error {
+func (d *Doc) decodeMap(n *yaml.Node, v reflect.Value, path string, r rules) error {
 	if n.Kind != yaml.MappingNode {
 		return d.errAt(n, path, "expected a mapping, found "+kindName(n))
 	}
@@ -206,7 +219,7 @@ func (d *Doc) decodeMap(n *yaml.Node, v reflect.Value, path string) error {
 			panic("spec: unsupported map key type " + kt.String())
 		}
 		e := reflect.New(et).Elem()
-		if err := d.decode(val, e, p, rules{}); err != nil {
+		if err := d.decode(val, e, p, rules{bound: r.bound}); err != nil {
 			return err
 		}
 		m.SetMapIndex(key, e)

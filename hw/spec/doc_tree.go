@@ -83,6 +83,15 @@ func (d *Doc) checkTree(n *yaml.Node, path string, depth int) error {
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
 		return d.errAt(n, path, "anchors and aliases (&, *) are not supported; write the value out")
 	}
+	// An explicit tag (!!python/object, !!binary, !local) asks a loader
+	// to build something: a spec is plain data, so none is honoured.
+	if n.Style&yaml.TaggedStyle != 0 || (n.Tag != "" && !strings.HasPrefix(n.Tag, "!!")) {
+		return d.errAt(n, path, fmt.Sprintf("YAML tags such as %s are not supported: write the plain value (quote it to keep it text)", n.Tag))
+	}
+	switch n.ShortTag() {
+	case "!!binary", "!!set", "!!omap", "!!pairs":
+		return d.errAt(n, path, fmt.Sprintf("YAML tags such as %s are not supported: write the plain value", n.ShortTag()))
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		seen := map[string]int{}
@@ -188,6 +197,20 @@ func (d *Doc) lookup(path string) *yaml.Node {
 		}
 	}
 	return n
+}
+
+// KeyErrorf is Errorf located at the key named key of the mapping at path:
+// for maps whose keys are themselves dotted paths, as a chip's sources.
+func (d *Doc) KeyErrorf(path, key, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	if n := d.lookup(path); n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return d.errAt(n.Content[i], path, msg)
+			}
+		}
+	}
+	return d.Errorf(path, "%s", msg)
 }
 
 // Has reports whether the document (after Set and Default) holds path.

@@ -134,6 +134,21 @@ func (s *Sim) Run() {
 	}
 }
 
+// RunBefore fires events in order, as Run does, but none at or after
+// limit: it reports false, leaving those pending and Now before limit, if
+// the simulation would have run on past it. A model bounds its simulated
+// time with it, so that times saturating at MaxTime never pass for a
+// result.
+func (s *Sim) RunBefore(limit Time) bool {
+	for len(s.queue) > 0 {
+		if s.queue[0].at >= limit {
+			return false
+		}
+		s.Step()
+	}
+	return true
+}
+
 // Skip moves the whole simulation d into the future as if time had
 // stopped: Now, every pending event and every link's transfers move by d,
 // and no transfer makes progress in between (nor do the links' busy time
