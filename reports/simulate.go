@@ -79,6 +79,9 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 				sp.StdMs, pct(sp.ContextShare), pct(sp.ClockShare), pct(sp.OtherShare))
 		}
 	}
+	if q := r.Quality; q.PPLDelta != nil {
+		row("quality", "%s adds %+.4f to %s's perplexity (%s)", r.Quant, *q.PPLDelta, q.Reference, "llama.cpp's quantize table")
+	}
 	if sp := r.Speculative; sp != nil {
 		assumed := func(yes bool) string {
 			if yes {

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/edgetwin/edgetwin/hw/spec"
+import (
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
+)
 
 // Result is what a run predicts. Its JSON form is the contract of
 // `simulate --format json`: rates in 0..1 are 0 when there was nothing to
@@ -44,6 +47,9 @@ type Result struct {
 	// Turns are a scenario's requests as the user sees them, stage by
 	// stage; TurnLatency summarises them.
 	Turns []Turn `json:"turns,omitempty"`
+	// Quality is what the weight format costs in quality, where a figure
+	// is published (quality.ppl_delta is null where none is).
+	Quality workloads.Quality `json:"quality"`
 	// Speculative is what speculative decoding did, when the run had a
 	// draft model.
 	Speculative *Speculative `json:"speculative,omitempty"`

@@ -222,6 +222,7 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch,
 		Compute:    Compute{Dtype: string(dt)},
+		Quality:    workloads.QualityOf(c.Quant),
 		Warnings:   []string{},
 		Provenance: provenance(c),
 	}
