@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ func CheckFile(path string) error {
 	case err == nil && st.IsDir():
 		return fmt.Errorf("%s is a directory; give a file name", path)
 	case err == nil && !st.Mode().IsRegular():
-		return fmt.Errorf("%s is %s; edgetwin replaces only regular files", path, kind(st.Mode()))
+		return fmt.Errorf("%s is %s; edgetwin replaces only regular files", path, inputfile.ModeName(st.Mode()))
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}

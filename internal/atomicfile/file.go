@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/inputfile"
 	"io"
 	"io/fs"
 	"os"
@@ -55,7 +56,7 @@ func Create(path string) (*File, error) {
 	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("%s is a directory; give a file name", path)
 	case err == nil && !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file (%s); edgetwin replaces only regular files", path, kind(st.Mode()))
+		return nil, fmt.Errorf("%s is not a regular file (%s); edgetwin replaces only regular files", path, inputfile.ModeName(st.Mode()))
 	case err == nil:
 		mode = st.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
@@ -173,23 +174,4 @@ func syncDir(dir string) {
 	}
 	d.Sync()
 	d.Close()
-}
-
-// kind names a file mode that is not a regular file.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "mode " + m.String()
 }

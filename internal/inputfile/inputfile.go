@@ -74,7 +74,7 @@ func Open(path string, max int64) (*File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &Error{path, kind(st.Mode()) + ", not a regular file; give the file itself"}
+		return nil, &Error{path, ModeName(st.Mode()) + ", not a regular file; give the file itself"}
 	}
 	if st.Size() > max {
 		f.Close()
@@ -117,7 +117,9 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func kind(m fs.FileMode) string {
+// ModeName names a file mode that is not a regular file ("a directory",
+// "a named pipe", …), for messages that refuse it.
+func ModeName(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -129,6 +131,8 @@ func kind(m fs.FileMode) string {
 		return "a character device"
 	case m&fs.ModeDevice != 0:
 		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
 	return "of mode " + m.String()
 }
