@@ -77,14 +77,14 @@ func (a *PowerAllocator) Interval() float64 {
 	return a.polling
 }
 
-// Poll runs one step of the controller for temperatures temps and the power
-// each unit drew over the last interval (W by unit name), and returns the
+// Poll runs one step of the controller elapsed seconds after the last, for
+// temperatures temps and the power each unit drew over that interval (W by unit name), and returns the
 // caps of every unit. It panics when temps is shorter than the network.
-func (a *PowerAllocator) Poll(temps State, power map[string]float64) Caps {
+func (a *PowerAllocator) Poll(elapsed float64, temps State, power map[string]float64) Caps {
 	if a.node >= len(temps) {
 		panic("thermal: PowerAllocator.Poll: temperature state shorter than the network")
 	}
-	dt := a.Interval() // the interval that ended with this poll
+	dt := elapsed // the interval that ended with this poll
 	temp := temps[a.node]
 	switch {
 	case !a.hasSwitch:

@@ -51,13 +51,17 @@ type GovernorSpec struct {
 	Budget Budget `yaml:"budget,omitempty"`
 }
 
-// Trip is one step_wise trip point: when Node reaches Temp, each poll lowers
-// the allowed OPP of Units by one step while the node keeps heating; once it
-// has cooled below Temp − Hysteresis, each poll gives one step back.
+// Trip is one step_wise trip point, a thermal zone: at or above Temp, each
+// poll at which the node is heating lowers the allowed OPP of Units by one
+// step; below Temp − Hysteresis, each poll at which it is cooling gives one
+// step back; otherwise the caps hold.
 type Trip struct {
 	Node       string        `yaml:"node" spec:"required"`
 	Temp       units.Celsius `yaml:"temp" spec:"required"`
 	Hysteresis units.Celsius `yaml:"hysteresis,omitempty"`
+	// Polling is the zone's own interval between readings, idle or
+	// throttling; absent means the governor's polling and passive_polling.
+	Polling units.Seconds `yaml:"polling,omitempty"`
 	// Units are the names of the units whose OPP the trip lowers; "dram"
 	// caps the memory clock when the chip gives DRAM an OPP table.
 	Units []string `yaml:"units" spec:"required"`
@@ -120,15 +124,19 @@ type Actor struct {
 type Caps map[string]int
 
 // Governor is a thermal governor as a pure state machine. The caller polls
-// it every Interval() seconds of simulated time with the current node
-// temperatures and the power each unit drew over the last interval (W, by
-// unit name; a unit not in the map drew nothing), and applies the caps it
-// returns until the next poll. It holds no clock: the same sequence of polls
-// gives the same caps.
+// it once Interval() seconds of simulated time have passed (it may be
+// later: the simulator polls at the end of a stretch) with the time since
+// the last poll, the current node temperatures and the power each unit drew
+// over that time (W, by unit name; a unit not in the map drew nothing), and
+// applies the caps it returns until the next poll. It holds no clock: the
+// same sequence of polls gives the same caps.
 type Governor interface {
-	Poll(temps State, power map[string]float64) Caps
+	// Poll is called elapsed seconds after the previous poll (after the
+	// start for the first): at or after Interval(), never before.
+	Poll(elapsed float64, temps State, power map[string]float64) Caps
 	// Interval is the time to the next poll, in seconds: the passive
-	// polling interval while a zone is throttling, else the idle one.
+	// polling interval while a zone is throttling, else the idle one
+	// (for step_wise, the next zone's, zones having their own).
 	Interval() float64
 }
 
@@ -189,6 +197,12 @@ func (gs GovernorSpec) Validate() error {
 			}
 			if h := float64(t.Hysteresis); !(h >= 0) || math.IsInf(h, 0) {
 				return fieldErr(p+".hysteresis", "hysteresis must be zero or positive (e.g. 2 C), got %v", h)
+			}
+			if q := float64(t.Polling); !(q >= 0) || math.IsInf(q, 0) {
+				return fieldErr(p+".polling", "a zone's polling interval must be positive and finite (e.g. 7 s), got %v", q)
+			}
+			if q := float64(t.Polling); !(q >= 0) || math.IsInf(q, 0) {
+				return fieldErr(p+".polling", "a zone's polling interval must be positive and finite (e.g. 7 s), got %v", q)
 			}
 			if len(t.Units) == 0 {
 				return fieldErr(p+".units", "trip %d lowers no unit; list the units it throttles, e.g. [npu, gpu]", i)
@@ -309,7 +323,7 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 			if err != nil {
 				return nil, err
 			}
-			ts := tripState{node: ni, temp: float64(t.Temp), clear: float64(t.Temp - t.Hysteresis)}
+			ts := tripState{node: ni, temp: float64(t.Temp), clear: float64(t.Temp - t.Hysteresis), polling: float64(t.Polling)}
 			for j, u := range t.Units {
 				if err := known(p+".units."+strconv.Itoa(j), u); err != nil {
 					return nil, err
@@ -320,6 +334,7 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 				ts.units = append(ts.units, u)
 			}
 			ts.depth = make([]int, len(ts.units))
+			ts.wait = sw.zoneInterval(&ts)
 			sw.trips = append(sw.trips, ts)
 		}
 		return sw, nil
