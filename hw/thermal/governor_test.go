@@ -368,3 +368,122 @@ func TestStepWiseSettles(t *testing.T) {
 		t.Errorf("skin settled at %.3f °C, want 43 °C", skin)
 	}
 }
+
+// closedLoop runs governor g against zoneNet with one unit, "npu", drawing
+// watts × rel[cap] into the npu junction, from ambient, polling at the
+// governor's intervals, for seconds. It returns, per poll after settle
+// seconds, the cap, the power drawn and the skin temperature.
+func closedLoop(t *testing.T, g Governor, net *Network, watts float64, rel []float64, seconds, settle float64) (caps []int, power, skin []float64) {
+	t.Helper()
+	st, c, now := net.Ambient(), len(rel)-1, 0.0
+	for now < seconds {
+		dt := g.Interval()
+		p := watts * rel[c]
+		st = net.Advance(st, st, []float64{p, 0}, dt)
+		now += dt
+		c = g.Poll(dt, st, map[string]float64{"npu": p})["npu"]
+		if now > settle {
+			caps, power, skin = append(caps, c), append(power, watts*rel[c]), append(skin, st[1])
+		}
+	}
+	return caps, power, skin
+}
+
+func spread[T int | float64](xs []T) (lo, hi T) {
+	lo, hi = xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// TestPowerAllocatorSettles: a constant load on a first-order zone settles,
+// at the power and temperature the closed form gives, without a limit
+// cycle. zoneNet's skin settles at 25 + 10 K/W × P (the junction only
+// passes the heat on; τ = 6 J/K × 10 K/W ≈ 60 s). Below the target the
+// kernel's integral does not accumulate (integral cutoff 0 °C), so as long
+// as the skin approaches from below the budget is the proportional law
+// SustainablePower + k_pu·e, and the steady state solves
+//
+//	SP + k_pu·e = (43 − e − 25)/10,  e = Target − T,
+//	e = (1.8 − SP)/(k_pu + 0.1),
+//
+// with k_pu = 2·SP/(43 − 40) the kernel default. The unit draws 3.7 W at
+// its top OPP and 0.037 W per step (100 OPPs, rel = k/100), so a budget is
+// met within 0.037 W: the settled power is within 2% of the closed form
+// and the cap moves by at most one OPP after settling.
+func TestPowerAllocatorSettles(t *testing.T) {
+	rel := make([]float64, 100)
+	for k := range rel {
+		rel[k] = float64(k+1) / 100
+	}
+	on := units.Celsius(40)
+	for _, c := range []struct {
+		sp, power, skin float64
+		why             string
+	}{
+		// k_pu = 1.2: e = 0, the target, the sustainable power exact.
+		{1.8, 1.8, 43, "sustainable power equal to what the zone sheds at the target"},
+		// k_pu = 1: e = 0.3/1.1 = 0.2727 °C, P = 1.5 + 0.2727 = 1.7727 W.
+		{1.5, 1.5 + 0.3/1.1, 43 - 0.3/1.1, "sustainable power 0.3 W short: a proportional offset below the target"},
+	} {
+		net := zoneNet(t)
+		gs := GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, PassivePolling: 0.1, Budget: Budget{
+			ControlNode: "skin", SwitchOn: &on, Hysteresis: 1, Target: 43, SustainablePower: units.Watts(c.sp),
+			Units: []Actor{{Name: "npu"}}}}
+		g, err := NewGovernor(gs, net, OPPPower{"npu": rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Ten time constants to settle, five more minutes measured.
+		caps, power, skin := closedLoop(t, g, net, 3.7, rel, 900, 600)
+		if p := mean(power); math.Abs(p-c.power) > 0.02*c.power {
+			t.Errorf("SP %g W (%s): settled power %.4f W, closed form %.4f W", c.sp, c.why, p, c.power)
+		}
+		if lo, hi := spread(caps); hi-lo > 1 {
+			t.Errorf("SP %g W: after settling the cap moves between OPP %d and %d, want at most one step", c.sp, lo, hi)
+		}
+		// One OPP step is 0.037 W; through 10 K/W over a 60 s time
+		// constant, a dither at the 0.1 s poll moves the skin by far less
+		// than 0.05 °C.
+		if lo, hi := spread(skin); hi-lo > 0.05 || math.Abs(mean(skin)-c.skin) > 0.05 {
+			t.Errorf("SP %g W: skin %.3f–%.3f °C after settling, closed form %.3f °C", c.sp, lo, hi, c.skin)
+		}
+	}
+}
+
+// TestPowerAllocatorCoarseOPPs: with four OPPs (1, 2, 3, 4 W) and 1.8 W
+// sustainable, no OPP holds the 43 °C target (2 W settles the skin at
+// 45 °C, 1 W at 35 °C): the budget dithers between the two OPPs around
+// 1.8 W, never reaching OPP 0 or the top once settled, and the skin stays
+// within a degree of the target.
+func TestPowerAllocatorCoarseOPPs(t *testing.T) {
+	net := zoneNet(t)
+	on := units.Celsius(40)
+	gs := GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, PassivePolling: 0.1, Budget: Budget{
+		ControlNode: "skin", SwitchOn: &on, Hysteresis: 1, Target: 43, SustainablePower: 1.8,
+		Units: []Actor{{Name: "npu"}}}}
+	rel := []float64{0.25, 0.5, 0.75, 1}
+	g, err := NewGovernor(gs, net, OPPPower{"npu": rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, power, skin := closedLoop(t, g, net, 4, rel, 1200, 600)
+	if lo, hi := spread(caps); lo != 0 || hi != 1 {
+		t.Errorf("settled caps between OPP %d and %d, want 0 and 1 (1 and 2 W around 1.8 W)", lo, hi)
+	}
+	if p := mean(power); math.Abs(p-1.8) > 0.05*1.8 {
+		t.Errorf("settled mean power %.3f W, want 1.8 W (what holds 43 °C) within 5%%", p)
+	}
+	if lo, hi := spread(skin); lo < 42 || hi > 44 {
+		t.Errorf("skin %.2f–%.2f °C after settling, want within 1 °C of 43 °C", lo, hi)
+	}
+}
