@@ -14,6 +14,9 @@ import (
 const (
 	StepWiseKind       = "step_wise"
 	PowerAllocatorKind = "power_allocator"
+	// SkinLimitKind is not the kernel's: a vendor thermal HAL's skin
+	// controller over the kernel's step_wise junction zones.
+	SkinLimitKind = "skin_limit"
 )
 
 // GovernorSpec describes the DVFS thermal governor of a chip: which
@@ -37,8 +40,8 @@ const (
 //	    sustainable_power: 3 W
 //	    units: [{name: npu, weight: 1}, {name: gpu}, {name: cpu}]
 type GovernorSpec struct {
-	// Kind is step_wise or power_allocator.
-	Kind string `yaml:"kind" spec:"required,oneof=step_wise|power_allocator"`
+	// Kind is step_wise, power_allocator or skin_limit.
+	Kind string `yaml:"kind" spec:"required,oneof=step_wise|power_allocator|skin_limit"`
 	// Polling is the interval between polls while no zone is throttling
 	// (the kernel's polling-delay).
 	Polling units.Seconds `yaml:"polling" spec:"required"`
@@ -49,6 +52,8 @@ type GovernorSpec struct {
 	Trips []Trip `yaml:"trips,omitempty"`
 	// Budget configures power_allocator.
 	Budget Budget `yaml:"budget,omitempty"`
+	// Skin configures skin_limit (whose trips are step_wise zones).
+	Skin SkinLimit `yaml:"skin,omitempty"`
 }
 
 // Trip is one step_wise trip point, a thermal zone: at or above Temp, each
@@ -173,8 +178,8 @@ func RelativePower(freq []units.Hertz, volt []units.Volts) []float64 {
 // against the network and the units.
 func (gs GovernorSpec) Validate() error {
 	const root = "governor"
-	if !oneOf(gs.Kind, []string{StepWiseKind, PowerAllocatorKind}) {
-		return fieldErr(root+".kind", "governor kind %q is not allowed: use step_wise or power_allocator", gs.Kind)
+	if !oneOf(gs.Kind, []string{StepWiseKind, PowerAllocatorKind, SkinLimitKind}) {
+		return fieldErr(root+".kind", "governor kind %q is not allowed: use step_wise, power_allocator or skin_limit", gs.Kind)
 	}
 	if p := float64(gs.Polling); !(p > 0) || math.IsInf(p, 0) {
 		return fieldErr(root+".polling", "polling interval must be positive and finite (e.g. 100 ms), got %v", p)
@@ -182,11 +187,11 @@ func (gs GovernorSpec) Validate() error {
 	if p := float64(gs.PassivePolling); !(p >= 0) || math.IsInf(p, 0) {
 		return fieldErr(root+".passive_polling", "passive polling interval must be positive and finite (e.g. 100 ms), got %v", p)
 	}
+	if gs.Kind == StepWiseKind && len(gs.Trips) == 0 {
+		return fieldErr(root+".trips", "a step_wise governor needs at least one trip, e.g. {node: skin, temp: 43 C, hysteresis: 2 C, units: [cpu]}")
+	}
 	switch gs.Kind {
-	case StepWiseKind:
-		if len(gs.Trips) == 0 {
-			return fieldErr(root+".trips", "a step_wise governor needs at least one trip, e.g. {node: skin, temp: 43 C, hysteresis: 2 C, units: [cpu]}")
-		}
+	case StepWiseKind, SkinLimitKind:
 		for i, t := range gs.Trips {
 			p := root + ".trips." + strconv.Itoa(i)
 			if t.Node == "" {
@@ -206,6 +211,11 @@ func (gs GovernorSpec) Validate() error {
 			}
 			if len(t.Units) == 0 {
 				return fieldErr(p+".units", "trip %d lowers no unit; list the units it throttles, e.g. [npu, gpu]", i)
+			}
+		}
+		if gs.Kind == SkinLimitKind {
+			if err := gs.Skin.validate(root + ".skin"); err != nil {
+				return err
 			}
 		}
 	case PowerAllocatorKind:
@@ -261,6 +271,28 @@ func (gs GovernorSpec) Validate() error {
 				return fieldErr(ap+".weight", "weight must be zero (meaning 1) or positive and finite, got %v", a.Weight)
 			}
 		}
+	}
+	return nil
+}
+
+func (sk SkinLimit) validate(p string) error {
+	if sk.Node == "" {
+		return fieldErr(p+".node", "a skin_limit governor needs the skin node it limits, e.g. node: skin")
+	}
+	if !finite(float64(sk.Limit)) || sk.Limit == 0 {
+		return fieldErr(p+".limit", "a skin limit must be given and finite (e.g. 43 C), got %v", float64(sk.Limit))
+	}
+	if h := float64(sk.Hysteresis); !(h >= 0) || math.IsInf(h, 0) {
+		return fieldErr(p+".hysteresis", "hysteresis must be zero or positive (e.g. 2 C), got %v", h)
+	}
+	if q := float64(sk.Sampling); !(q >= 0) || math.IsInf(q, 0) {
+		return fieldErr(p+".sampling", "sampling interval must be positive and finite (e.g. 7 s), got %v", q)
+	}
+	if !(sk.Gain >= 0) || math.IsInf(sk.Gain, 0) {
+		return fieldErr(p+".gain", "gain must be zero (the default, %g W/°C) or positive and finite, got %v", DefaultSkinGain, sk.Gain)
+	}
+	if len(sk.Units) == 0 {
+		return fieldErr(p+".units", "a skin limit caps no unit; list the units whose power it caps, e.g. [npu, cpu, gpu]")
 	}
 	return nil
 }
@@ -338,6 +370,47 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 			sw.trips = append(sw.trips, ts)
 		}
 		return sw, nil
+	case SkinLimitKind:
+		sk := gs.Skin
+		ni, err := node("governor.skin.node", sk.Node)
+		if err != nil {
+			return nil, err
+		}
+		sc := &SkinController{node: ni, limit: float64(sk.Limit), clear: float64(sk.Limit - sk.Hysteresis),
+			sampling: float64(sk.Sampling), gain: sk.Gain, top: map[string]int{}, units: unitNames, skinCaps: Caps{}}
+		if sc.sampling == 0 {
+			sc.sampling = DefaultSkinSampling
+		}
+		if sc.gain == 0 {
+			sc.gain = DefaultSkinGain
+		}
+		sc.wait = sc.sampling
+		sc.share = &PowerAllocator{caps: Caps{}}
+		for _, u := range unitNames {
+			sc.top[u] = len(opps[u]) - 1
+		}
+		for i, u := range sk.Units {
+			p := "governor.skin.units." + strconv.Itoa(i)
+			if err := known(p, u); err != nil {
+				return nil, err
+			}
+			if slices.Contains(sc.unitsSkin, u) {
+				return nil, fieldErr(p, "unit %q is listed twice", u)
+			}
+			sc.unitsSkin = append(sc.unitsSkin, u)
+			sc.skinCaps[u] = sc.top[u]
+			sc.share.actors = append(sc.share.actors, actor{name: u, weight: 1, rel: slices.Clone(opps[u])})
+		}
+		if len(gs.Trips) > 0 {
+			steps := gs
+			steps.Kind = StepWiseKind
+			g, err := NewGovernor(steps, net, opps)
+			if err != nil {
+				return nil, err
+			}
+			sc.step = g.(*StepWise)
+		}
+		return sc, nil
 	default:
 		b := gs.Budget
 		ni, err := node("governor.budget.control_node", b.ControlNode)

@@ -253,6 +253,11 @@ func TestNewGovernorErrors(t *testing.T) {
 		{"ipa switch above target", "governor.budget.switch_on", "below the target", GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, Budget: Budget{ControlNode: "skin", SwitchOn: &on, Target: 43, SustainablePower: 2, Units: []Actor{{Name: "npu"}}}}, opps},
 		{"ipa no power", "governor.budget.sustainable_power", "positive", GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, Budget: Budget{ControlNode: "skin", Target: 43, Units: []Actor{{Name: "npu"}}}}, opps},
 		{"ipa unknown unit", "governor.budget.units.gpu.name", `unknown unit "gpu"`, GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, Budget: Budget{ControlNode: "skin", Target: 43, SustainablePower: 2, Units: []Actor{{Name: "gpu"}}}}, opps},
+		{"skin without units", "governor.skin.units", "caps no unit", GovernorSpec{Kind: SkinLimitKind, Polling: 1, Skin: SkinLimit{Node: "skin", Limit: 43}}, opps},
+		{"skin unknown node", "governor.skin.node", `unknown thermal node "back"`, GovernorSpec{Kind: SkinLimitKind, Polling: 1, Skin: SkinLimit{Node: "back", Limit: 43, Units: []string{"npu"}}}, opps},
+		{"skin unknown unit", "governor.skin.units.0", `unknown unit "gpu"`, GovernorSpec{Kind: SkinLimitKind, Polling: 1, Skin: SkinLimit{Node: "skin", Limit: 43, Units: []string{"gpu"}}}, opps},
+		{"skin no limit", "governor.skin.limit", "must be given", GovernorSpec{Kind: SkinLimitKind, Polling: 1, Skin: SkinLimit{Node: "skin", Units: []string{"npu"}}}, opps},
+		{"zone polling", "governor.trips.0.polling", "positive and finite", GovernorSpec{Kind: StepWiseKind, Polling: 1, Trips: []Trip{{Node: "npu", Temp: 95, Polling: -1, Units: []string{"npu"}}}}, opps},
 		{"ipa with trips", "governor.trips", "belong to step_wise", GovernorSpec{Kind: PowerAllocatorKind, Polling: 1, Trips: []Trip{{Node: "npu", Temp: 95, Units: []string{"npu"}}}, Budget: Budget{ControlNode: "skin", Target: 43, SustainablePower: 2, Units: []Actor{{Name: "npu"}}}}, opps},
 	}
 	for _, tc := range tests {
