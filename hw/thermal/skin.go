@@ -75,20 +75,20 @@ const (
 // at equal activity from what it drew at its current cap. A unit in both a
 // trip and the skin list runs at the lower of the two caps.
 type SkinController struct {
-	step       *StepWise // the kernel's junction zones; nil when none
-	node       int
-	limit      float64
-	clear      float64
-	sampling   float64
-	gain       float64
-	share      *PowerAllocator // only its budget division and OPP fit
-	top        map[string]int
-	units      []string // every unit with an OPP table, sorted
-	engaged    bool
-	cap        float64 // W
-	wait       float64
-	skinCaps   Caps     // the controller's caps, by unit of unitsSkin
-	unitsSkin  []string // the units the cap applies to
+	step      *StepWise // the kernel's junction zones; nil when none
+	node      int
+	limit     float64
+	clear     float64
+	sampling  float64
+	gain      float64
+	share     *PowerAllocator // only its budget division and OPP fit
+	top       map[string]int
+	units     []string // every unit with an OPP table, sorted
+	engaged   bool
+	cap       float64 // W
+	wait      float64
+	skinCaps  Caps     // the controller's caps, by unit of unitsSkin
+	unitsSkin []string // the units the cap applies to
 }
 
 // PowerCap is the cap in force in watts, +Inf when the controller is not
