@@ -78,7 +78,7 @@ const (
 	srcConv     = "natural convection on a vertical plate h ≈ 1.42 (ΔT/L)^0.25 W/(m²·K) (https://www.engineersedge.com/heat_transfer/convection_heat_transfer_coefficients_13855.htm): 4.9 W/(m²·K) at ΔT = 20 K, L = 0.147 m; plus radiation εσ(Ts²+Ta²)(Ts+Ta) ≈ 6.0 W/(m²·K) at ε = 0.9"
 	srcSC7280   = "Linux arch/arm64/boot/dts/qcom/sc7280.dtsi, gpuss thermal zones: passive trip 95 °C, hysteresis 2 °C, polling-delay-passive 100 ms (patch 'arm64: dts: qcom: sc7280: Add gpu thermal zone cooling support', 2021)"
 	srcSkin     = "skin limit: most people feel heat pain touching surfaces above ~45 °C (Xie, Dousti, Pedram, 'Therminator: a thermal simulator for smartphones producing accurate chip and skin temperature maps', ISLPED 2014); Pixel 5a/4a-5G thermal HAL skin thresholds 41 °C (light) and 45 °C (moderate) (android.googlesource.com/device/google/bramble, commit 614ef46); Pixel 2 thermal-engine skin set points 40–47 °C with 1–3 °C clear (device/google/muskie thermal-engine.conf)"
-	srcSkinPoll = "Pixel thermal HAL (hardware/google/pixel/thermal) thermal_info_config.json: VIRTUAL-SKIN \"PassiveDelay\": 7000 (ms) while throttling, \"HotHysteresis\" 1.9 °C"
+	srcSkinPoll = "Pixel 10 (mustang) factory image, vendor/etc/thermal_info_config*.json read by the Pixel thermal HAL (hardware/google/pixel/thermal): the VIRTUAL-SKIN sensor has PassiveDelay 7000 ms (its reading interval while throttling), HotHysteresis 1.9 °C, HotThreshold 39/43/45 °C"
 	srcSurfaceA = "outer area 2·(147 × 70.6) + 2·7.6·(147 + 70.6) mm² = 0.0241 m², from " + srcS24
 )
 

@@ -44,7 +44,8 @@ type SkinLimit struct {
 // Defaults of SkinLimit.
 const (
 	// DefaultSkinSampling is the Pixel thermal HAL's PassiveDelay for its
-	// VIRTUAL-SKIN sensor, 7000 ms (thermal_info_config.json).
+	// VIRTUAL-SKIN sensor, 7000 ms (a Pixel 10's vendor/etc/
+	// thermal_info_config*.json).
 	DefaultSkinSampling = 7.0
 	// DefaultSkinGain is assumed: a phone's skin rises ~3 °C per watt over
 	// the half minute a reading or two takes to show (PhoneDefault: the

@@ -51,7 +51,8 @@ type StepWise struct {
 
 // TrendResolution is the smallest change between two readings of a zone
 // that counts as a trend, °C: the 0.1 °C step of Qualcomm's tsens sensors,
-// which report in tenths of a degree (drivers/thermal/qcom/tsens.c).
+// whose newer IP versions report deciCelsius (drivers/thermal/qcom/tsens.c,
+// tsens_hw_to_mC: "deciCelsius -> milliCelsius").
 const TrendResolution = 0.1
 
 type tripState struct {
