@@ -377,7 +377,7 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 			return nil, err
 		}
 		sc := &SkinController{node: ni, limit: float64(sk.Limit), clear: float64(sk.Limit - sk.Hysteresis),
-			sampling: float64(sk.Sampling), gain: sk.Gain, top: map[string]int{}, units: unitNames, skinCaps: Caps{}}
+			sampling: float64(sk.Sampling), gain: sk.Gain, top: map[string]int{}, units: unitNames, skinCaps: Caps{}, ran: Caps{}}
 		if sc.sampling == 0 {
 			sc.sampling = DefaultSkinSampling
 		}

@@ -73,8 +73,8 @@ const (
 // The cap is shared between the units in proportion to the power each drew
 // (as power_allocator shares its budget, surplus handed on), and each unit
 // runs at the highest OPP whose estimated power fits its share, estimated
-// at equal activity from what it drew at its current cap. A unit in both a
-// trip and the skin list runs at the lower of the two caps.
+// at equal activity from what it drew at the OPP it ran at. A unit in both
+// a trip and the skin list runs at the lower of the two caps.
 type SkinController struct {
 	step      *StepWise // the kernel's junction zones; nil when none
 	node      int
@@ -89,6 +89,7 @@ type SkinController struct {
 	cap       float64 // W
 	wait      float64
 	skinCaps  Caps     // the controller's caps, by unit of unitsSkin
+	ran       Caps     // the caps of the last poll: what the units ran at since
 	unitsSkin []string // the units the cap applies to
 }
 
@@ -132,13 +133,22 @@ func (s *SkinController) Poll(elapsed float64, temps State, power map[string]flo
 	for u, c := range s.skinCaps {
 		caps[u] = min(caps[u], c)
 	}
+	clear(s.ran)
+	for u, c := range caps {
+		s.ran[u] = c
+	}
 	return caps
 }
 
 func (s *SkinController) sample(temp float64, power map[string]float64) {
+	// Activity is estimated at the OPP each unit ran at, which a junction
+	// zone may have put under the skin's cap.
 	a := s.share
 	for _, u := range s.unitsSkin {
 		a.caps[u] = s.skinCaps[u]
+		if c, ok := s.ran[u]; ok {
+			a.caps[u] = c
+		}
 	}
 	maxAlloc, total := a.estimate(power) // weights are 1: total is what they drew
 	switch {

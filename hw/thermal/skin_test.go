@@ -33,7 +33,8 @@ func TestSkinControllerSequence(t *testing.T) {
 		{0.5, 60, 40, 2, 2, 3, "1 °C under 41 °C: 0.5 W more; 3 W fits"},
 		{0.1, 96, 40, 3, 2, 3, "the junction zone reaches 95 °C: one step down, to the skin's OPP 2"},
 		{0.1, 97, 40, 3, 1, 3, "still rising: the junction zone takes the NPU under the skin's cap"},
-		{0.8, 90, 35, 2, 2, math.Inf(1), "6 °C under 41 °C: 6 W, above the 2/0.75 = 2.67 W the NPU could draw: let go; the junction zone, below 93 °C and falling, gives one step back"},
+		{0.8, 90, 40, 2, 2, 3.5, "1 °C under 41 °C: 3.5 W; the NPU drew 2 W at OPP 1 (the junction zone's), so its activity is 2/0.5 = 4 W and 3 W fits; the junction zone, below 93 °C and falling, gives one step back, to OPP 2"},
+		{1, 80, 35, 3, 3, math.Inf(1), "6 °C under: 6.5 W, above the 3/0.75 = 4 W the NPU can draw: let go; the junction zone gives its last step back"},
 	}
 	for i, s := range steps {
 		caps := g.Poll(s.elapsed, State{s.junction, s.skin}, map[string]float64{"npu": s.drew})
