@@ -11,6 +11,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
@@ -194,6 +195,9 @@ func tripsReached(c *hw.Chip, th sim.Thermal) []string {
 		return nil
 	}
 	var out []string
+	if g := c.Governor; g.Kind == thermal.SkinLimitKind && th.SkinPeakC != nil && *th.SkinPeakC >= float64(g.Skin.Limit) {
+		out = append(out, fmt.Sprintf("the %s limit at %.0f °C", g.Skin.Node, float64(g.Skin.Limit)))
+	}
 	for _, t := range c.Governor.Trips {
 		for _, n := range c.Thermal.Nodes {
 			if n.Name != t.Node {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -100,6 +101,11 @@ func thermalParameters(specTree map[string]any, r *sim.Result, chip *hw.Chip) []
 				out = append(out, param{path: fmt.Sprintf("governor.trips.%d.temp", i), label: t.Node + " trip temperature",
 					factor: 1.2, value: float64(t.Temp), zero: amb})
 			}
+		}
+		// A skin_limit governor's limit is its skin trip.
+		if g := chip.Governor; g != nil && g.Kind == thermal.SkinLimitKind && float64(g.Skin.Limit) > amb {
+			out = append(out, param{path: "governor.skin.limit", label: g.Skin.Node + " limit",
+				factor: 1.2, value: float64(g.Skin.Limit), zero: amb})
 		}
 	}
 	if r.Unit != "" {

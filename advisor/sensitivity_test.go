@@ -10,8 +10,11 @@ import (
 )
 
 // sustainedLoader loads chips as loader does, running the sustained
-// scenario for two minutes (the shortest run with a sustained rate) with
-// extra --set overrides of its own.
+// scenario for five minutes with extra --set overrides of its own. Two
+// minutes (the shortest run with a sustained rate) is too short since the
+// governor settles on a plateau: the skin trip then alternates between two
+// adjacent NPU OPPs at the skin's pace, and which of them the last minute of
+// a 2-minute run falls in does not depend on the heat the phone sheds.
 func sustainedLoader(t *testing.T, own ...string) Loader {
 	base := loader(t, "seed-moe-3b")
 	return func(chip string, sets []string) (sim.Config, error) {
@@ -22,7 +25,7 @@ func sustainedLoader(t *testing.T, own ...string) Loader {
 		if c.Scenario, err = workloads.LoadScenario("sustained", nil); err != nil {
 			return c, err
 		}
-		c.Duration, c.Unit = 120, "npu"
+		c.Duration, c.Unit = 300, "npu"
 		return c, nil
 	}
 }
@@ -31,14 +34,15 @@ func sustainedLoader(t *testing.T, own ...string) Loader {
 // it takes the default phone's, every figure assumed. With its NPU slowed
 // to a few TOPS (so that decode is compute-bound and a lower clock slows
 // it) and drawing 6 W while busy (so that the skin trip throttles it
-// within the two minutes), both set, a requirement on the sustained rate
+// within the five minutes), both set, a requirement on the sustained rate
 // hinges on how well the phone sheds heat: the skin's resistance to
-// ambient gets a material elasticity of the sustained rate (−0.31 when
-// this was written: 15.1 → 14.2 tokens/s for +20%), and the thermal
+// ambient gets a material elasticity of the sustained rate (−0.31 with
+// the skin zone read every 100 ms over two minutes; −0.40 read every 7 s
+// over five: 15.4 → 14.2 tokens/s for +20%), and the thermal
 // vendor questions fire; the peak, set and not assumed, gets none.
 func TestThermalVendorQuestion(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two-minute sustained runs")
+		t.Skip("five-minute sustained runs")
 	}
 	hot := []string{"units.npu.active_power=6W", "units.npu.peak.int4=2TOPS", "units.npu.peak.int8=1TOPS", "units.npu.peak.fp16=0.5TFLOPS"}
 	advise := func(t *testing.T, own ...string) *Advice {
@@ -48,9 +52,11 @@ func TestThermalVendorQuestion(t *testing.T) {
 			Load:       sustainedLoader(t, own...),
 		})
 	}
+	// The question that asks about param, alone or with others (the
+	// board's and the skin's resistances share one).
 	question := func(a *Advice, param string) *Question {
 		for i, q := range a.VendorQuestions {
-			if q.Param == param {
+			if q.Param == param || slices.ContainsFunc(q.Chips, func(c QuestionChip) bool { return c.Path == param }) {
 				return &a.VendorQuestions[i]
 			}
 		}
@@ -81,7 +87,7 @@ func TestThermalVendorQuestion(t *testing.T) {
 	if q == nil || !strings.Contains(q.Measurement, "skin temperature after 5 minutes of decode at 25 °C ambient") {
 		t.Fatalf("no vendor question on the skin resistance: %+v", a.VendorQuestions)
 	}
-	if q.Chips[0].Metric != "thermal.sustained_tokens_per_s" {
+	if i := slices.IndexFunc(q.Chips, func(c QuestionChip) bool { return c.Path == "thermal.nodes.skin.to_ambient" }); q.Chips[i].Metric != "thermal.sustained_tokens_per_s" {
 		t.Errorf("the question's metric is %s, want the sustained rate", q.Chips[0].Metric)
 	}
 	if q := question(a, "governor.trips.2.temp"); q == nil || !strings.Contains(q.Measurement, "sustained NPU clock at 45 °C skin") {

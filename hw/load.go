@@ -505,7 +505,7 @@ func validate(doc *spec.Doc, s *SoC) error {
 }
 
 // validateThermal checks the network and the governor, and that every
-// unit a trip or actor names exists.
+// unit a trip or a skin limit names exists.
 func validateThermal(doc *spec.Doc, s *SoC) error {
 	asSpecErr := func(err error) error {
 		var fe *thermal.FieldError
@@ -525,6 +525,13 @@ func validateThermal(doc *spec.Doc, s *SoC) error {
 		for _, u := range t.Units {
 			if !slices.Contains(known, u) {
 				return doc.Errorf(fmt.Sprintf("governor.trips.%d.units", i), "no unit %q; units: %s", u, strings.Join(known, ", "))
+			}
+		}
+	}
+	if s.Governor.Kind == thermal.SkinLimitKind {
+		for _, u := range s.Governor.Skin.Units {
+			if !slices.Contains(known, u) {
+				return doc.Errorf("governor.skin.units", "no unit %q; units: %s", u, strings.Join(known, ", "))
 			}
 		}
 	}

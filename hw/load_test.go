@@ -108,6 +108,7 @@ func TestBadChips(t *testing.T) {
 		{"not a mapping", "- a\n- b\n", []string{"x.yaml:1", "mapping"}},
 		{"overflowing int", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: 99999999999999999999,", 1), []string{"x.yaml:5", "units.npu.cores"}},
 		{"bad weight format", strings.Replace(minimal, "kind: npu,", "kind: npu, formats: [INT8, Q4_K_M],", 1), []string{"x.yaml:5", "units.npu.formats", "Q4_K_M", "Q4_K, Q5_K, Q6_K"}}, // a file type, not a storage format
+		{"skin limit on a unit the chip lacks", minimal + "governor:\n  kind: skin_limit\n  polling: 100 ms\n  skin: {node: skin, limit: 43 C, units: [gpu]}\n", []string{"x.yaml:9", "governor.skin.units", `no unit "gpu"`}},
 		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
 		{"efficiency by format above 1", strings.Replace(minimal, "kind: npu,", "kind: npu, gemv_efficiency_by: {q4_0: 1.5},", 1), []string{"x.yaml:5", "units.npu.gemv_efficiency_by.q4_0", "(0, 1]"}},
 		{"efficiency by bad format", strings.Replace(minimal, "kind: npu,", "kind: npu, gemm_efficiency_by: {Q4_0: 0.5},", 1), []string{"x.yaml:5", "units.npu.gemm_efficiency_by.Q4_0", "lower-case"}},

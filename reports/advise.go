@@ -552,7 +552,9 @@ var thermalColumns = []struct {
 }{
 	{"skin R", func(p string) bool { return p == "thermal.nodes.skin.to_ambient" }},
 	{"board R", func(p string) bool { return p == "thermal.nodes.board.to_ambient" }},
-	{"skin trip", func(p string) bool { return strings.HasPrefix(p, "governor.trips.") && strings.HasSuffix(p, ".temp") }},
+	{"skin trip", func(p string) bool {
+		return p == "governor.skin.limit" || strings.HasPrefix(p, "governor.trips.") && strings.HasSuffix(p, ".temp")
+	}},
 	{"active power", func(p string) bool { return strings.HasPrefix(p, "units.") && strings.HasSuffix(p, ".active_power") }},
 }
 

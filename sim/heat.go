@@ -23,6 +23,7 @@ type heat struct {
 	pkg      int            // the package node: L3 and DRAM interface power
 	board    int            // the board node (the package if none): storage power
 	nextPoll float64        // run time of the governor's next poll
+	lastPoll float64        // run time of its last poll (0 before the first)
 	junction []int          // nodes of kind junction (all nodes if none)
 	skin     []int
 	peakJ    float64
@@ -150,7 +151,8 @@ func (e *engine) stepHeat(end, seconds float64) {
 	if end < h.nextPoll {
 		return
 	}
-	caps := h.gov.Poll(h.temps, e.unitPower)
+	caps := h.gov.Poll(end-h.lastPoll, h.temps, e.unitPower)
+	h.lastPoll = end
 	h.nextPoll = end + h.gov.Interval()
 	lowered, changed := false, false
 	for k, v := range caps {

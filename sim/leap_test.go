@@ -83,7 +83,7 @@ func TestPrefillReplay(t *testing.T) {
 	// minute, and a skin trip at 30 °C so they run at different clocks.
 	sc := &workloads.Scenario{Name: "short", Kind: workloads.Sustained, Duration: 60, Prompt: 512, ContextLimit: 640}
 	run := func(exact bool) *Result {
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.skin.limit=30C"}, runtime: runtimes.None})
 		cfg.Scenario, cfg.Exact.PrefillReplay = sc, exact
 		r, err := Run(context.Background(), cfg)
 		if err != nil {

@@ -263,8 +263,9 @@ func TestStepMemoUnderThrottling(t *testing.T) {
 	}
 	sc := &workloads.Scenario{Name: "hot", Kind: workloads.Sustained, Duration: 40, Prompt: 512}
 	run := func(exact bool) *Result {
-		// A skin trip at 30 °C throttles within seconds.
-		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.trips.3.temp=30C"}, runtime: runtimes.None})
+		// A skin limit at 30 °C throttles within seconds; read every 100 ms
+		// instead of the chip's 7 s, it moves the clocks every few seconds.
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", unit: "gpu", sets: []string{"governor.skin.limit=30C", "governor.skin.sampling=100ms"}, runtime: runtimes.None})
 		cfg.Scenario, cfg.Exact.StepReuse = sc, exact
 		r, err := Run(context.Background(), cfg)
 		if err != nil {

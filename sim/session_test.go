@@ -112,7 +112,7 @@ func TestChatReset(t *testing.T) {
 // the clocks; an unthrottled dense decode's from the growing context.
 func TestSpread(t *testing.T) {
 	sc := &workloads.Scenario{Name: "hot", Kind: workloads.Sustained, Duration: 30, Prompt: 512}
-	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.trips.3.temp=30C"}})
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", sets: []string{"governor.skin.limit=30C"}})
 	cfg.Scenario = sc
 	hot, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -48,6 +48,7 @@ type PowerAllocator struct {
 	budget   float64
 	// Scratch per actor, reused across polls.
 	activity, maxPower, weighted, granted []float64
+	totalWeighted                         float64
 }
 
 type actor struct {
@@ -77,14 +78,14 @@ func (a *PowerAllocator) Interval() float64 {
 	return a.polling
 }
 
-// Poll runs one step of the controller for temperatures temps and the power
-// each unit drew over the last interval (W by unit name), and returns the
+// Poll runs one step of the controller elapsed seconds after the last, for
+// temperatures temps and the power each unit drew over that interval (W by unit name), and returns the
 // caps of every unit. It panics when temps is shorter than the network.
-func (a *PowerAllocator) Poll(temps State, power map[string]float64) Caps {
+func (a *PowerAllocator) Poll(elapsed float64, temps State, power map[string]float64) Caps {
 	if a.node >= len(temps) {
 		panic("thermal: PowerAllocator.Poll: temperature state shorter than the network")
 	}
-	dt := a.Interval() // the interval that ended with this poll
+	dt := elapsed // the interval that ended with this poll
 	temp := temps[a.node]
 	switch {
 	case !a.hasSwitch:
@@ -101,33 +102,7 @@ func (a *PowerAllocator) Poll(temps State, power map[string]float64) Caps {
 		}
 		return a.copyCaps()
 	}
-	n := len(a.actors)
-	if len(a.activity) != n {
-		a.activity = make([]float64, n)
-		a.maxPower = make([]float64, n)
-		a.weighted = make([]float64, n)
-		a.granted = make([]float64, n)
-	}
-	var maxAlloc, totalWeighted float64
-	for i, ac := range a.actors {
-		pw := power[ac.name]
-		if !(pw > 0) {
-			pw = 0
-		}
-		rel := ac.rel[a.caps[ac.name]]
-		switch {
-		case pw == 0:
-			a.activity[i] = 0
-		case rel > 0:
-			a.activity[i] = pw / rel
-		default: // a unit drawing power at an OPP its table calls free
-			a.activity[i] = pw
-		}
-		a.maxPower[i] = a.activity[i] * ac.rel[len(ac.rel)-1]
-		a.weighted[i] = ac.weight * pw
-		maxAlloc += a.maxPower[i]
-		totalWeighted += a.weighted[i]
-	}
+	maxAlloc, _ := a.estimate(power)
 
 	e := a.target - temp
 	kp := a.kpu
@@ -149,7 +124,53 @@ func (a *PowerAllocator) Poll(temps State, power map[string]float64) Caps {
 	a.prevErr, a.havePrev = e, true
 	a.budget = math.Min(math.Max(a.sustainable+p+i+d, 0), maxAlloc)
 
-	a.divvy(totalWeighted)
+	a.fit()
+	for _, u := range a.others {
+		a.caps[u] = a.top[u]
+	}
+	return a.copyCaps()
+}
+
+// estimate works out, from the power each actor drew at the cap it was
+// given, its activity, the power it would draw at its highest OPP and its
+// weighted power; it returns the sum of the first (what the actors could
+// draw unthrottled) and of the second.
+func (a *PowerAllocator) estimate(power map[string]float64) (maxAlloc, totalWeighted float64) {
+	n := len(a.actors)
+	if len(a.activity) != n {
+		a.activity = make([]float64, n)
+		a.maxPower = make([]float64, n)
+		a.weighted = make([]float64, n)
+		a.granted = make([]float64, n)
+	}
+	for i, ac := range a.actors {
+		pw := power[ac.name]
+		if !(pw > 0) {
+			pw = 0
+		}
+		rel := ac.rel[a.caps[ac.name]]
+		switch {
+		case pw == 0:
+			a.activity[i] = 0
+		case rel > 0:
+			a.activity[i] = pw / rel
+		default: // a unit drawing power at an OPP its table calls free
+			a.activity[i] = pw
+		}
+		a.maxPower[i] = a.activity[i] * ac.rel[len(ac.rel)-1]
+		a.weighted[i] = ac.weight * pw
+		maxAlloc += a.maxPower[i]
+		totalWeighted += a.weighted[i]
+	}
+
+	a.totalWeighted = totalWeighted
+	return maxAlloc, totalWeighted
+}
+
+// fit shares a.budget between the actors and caps each at its highest OPP
+// whose estimated power fits its share.
+func (a *PowerAllocator) fit() {
+	a.divvy(a.totalWeighted)
 	for i, ac := range a.actors {
 		top := len(ac.rel) - 1
 		if a.activity[i] == 0 {
@@ -165,10 +186,6 @@ func (a *PowerAllocator) Poll(temps State, power map[string]float64) Caps {
 		}
 		a.caps[ac.name] = c
 	}
-	for _, u := range a.others {
-		a.caps[u] = a.top[u]
-	}
-	return a.copyCaps()
 }
 
 // divvy shares the budget as the kernel's divvy_up_power does.

@@ -42,19 +42,24 @@
 //
 //	gov, err := thermal.NewGovernor(thermal.PhoneGovernor(), net, opps)
 //	for { // in sim: one poll event every gov.Interval() seconds
-//	        caps := gov.Poll(temps, powerByUnit)
+//	        caps := gov.Poll(sinceLastPoll, temps, powerByUnit)
 //	        // map caps to clocks; slower clocks lengthen operator times
 //	}
 //
-// [StepWise] follows drivers/thermal/gov_step_wise.c: per trip point, one
-// OPP step down per poll while the zone is at or above its trip and not
-// cooling, one step back per poll once it is below trip − hysteresis.
-// [PowerAllocator] follows drivers/thermal/gov_power_allocator.c (Arm's
-// Intelligent Power Allocation): a PID controller on one node's temperature
-// sets a power budget that is shared between units in proportion to their
-// weighted power; gains default as the kernel estimates them. A skin limit
-// (43–45 °C on phones) is a trip, or a power_allocator target, on a node of
-// kind skin.
+// [StepWise] follows drivers/thermal/gov_step_wise.c: each trip is a zone
+// read at its own interval; one OPP step down per reading while the zone is
+// at or above its trip and not cooling, one step back per reading once it
+// is at or below trip − hysteresis and not heating, a hold otherwise, with
+// the trend read to 0.1 °C. [PowerAllocator] follows
+// drivers/thermal/gov_power_allocator.c (Arm's Intelligent Power
+// Allocation): a PID controller on one node's temperature sets a power
+// budget that is shared between units in proportion to their weighted
+// power; gains default as the kernel estimates them. [SkinController]
+// (kind skin_limit) is a vendor thermal HAL's skin controller, as Android
+// phones run one: a skin limit keeps a power cap that the units' OPPs are
+// fitted to, over the kernel's step_wise junction zones. A skin limit
+// (42–45 °C on phones) is a trip, a power_allocator target or a skin_limit
+// on a node of kind skin.
 //
 // # The default phone
 //

@@ -14,6 +14,9 @@ import (
 const (
 	StepWiseKind       = "step_wise"
 	PowerAllocatorKind = "power_allocator"
+	// SkinLimitKind is not the kernel's: a vendor thermal HAL's skin
+	// controller over the kernel's step_wise junction zones.
+	SkinLimitKind = "skin_limit"
 )
 
 // GovernorSpec describes the DVFS thermal governor of a chip: which
@@ -37,8 +40,8 @@ const (
 //	    sustainable_power: 3 W
 //	    units: [{name: npu, weight: 1}, {name: gpu}, {name: cpu}]
 type GovernorSpec struct {
-	// Kind is step_wise or power_allocator.
-	Kind string `yaml:"kind" spec:"required,oneof=step_wise|power_allocator"`
+	// Kind is step_wise, power_allocator or skin_limit.
+	Kind string `yaml:"kind" spec:"required,oneof=step_wise|power_allocator|skin_limit"`
 	// Polling is the interval between polls while no zone is throttling
 	// (the kernel's polling-delay).
 	Polling units.Seconds `yaml:"polling" spec:"required"`
@@ -49,15 +52,21 @@ type GovernorSpec struct {
 	Trips []Trip `yaml:"trips,omitempty"`
 	// Budget configures power_allocator.
 	Budget Budget `yaml:"budget,omitempty"`
+	// Skin configures skin_limit (whose trips are step_wise zones).
+	Skin SkinLimit `yaml:"skin,omitempty"`
 }
 
-// Trip is one step_wise trip point: when Node reaches Temp, each poll lowers
-// the allowed OPP of Units by one step while the node keeps heating; once it
-// has cooled below Temp − Hysteresis, each poll gives one step back.
+// Trip is one step_wise trip point, a thermal zone: at or above Temp, each
+// poll at which the node is heating lowers the allowed OPP of Units by one
+// step; below Temp − Hysteresis, each poll at which it is cooling gives one
+// step back; otherwise the caps hold.
 type Trip struct {
 	Node       string        `yaml:"node" spec:"required"`
 	Temp       units.Celsius `yaml:"temp" spec:"required"`
 	Hysteresis units.Celsius `yaml:"hysteresis,omitempty"`
+	// Polling is the zone's own interval between readings, idle or
+	// throttling; absent means the governor's polling and passive_polling.
+	Polling units.Seconds `yaml:"polling,omitempty"`
 	// Units are the names of the units whose OPP the trip lowers; "dram"
 	// caps the memory clock when the chip gives DRAM an OPP table.
 	Units []string `yaml:"units" spec:"required"`
@@ -120,15 +129,19 @@ type Actor struct {
 type Caps map[string]int
 
 // Governor is a thermal governor as a pure state machine. The caller polls
-// it every Interval() seconds of simulated time with the current node
-// temperatures and the power each unit drew over the last interval (W, by
-// unit name; a unit not in the map drew nothing), and applies the caps it
-// returns until the next poll. It holds no clock: the same sequence of polls
-// gives the same caps.
+// it once Interval() seconds of simulated time have passed (it may be
+// later: the simulator polls at the end of a stretch) with the time since
+// the last poll, the current node temperatures and the power each unit drew
+// over that time (W, by unit name; a unit not in the map drew nothing), and
+// applies the caps it returns until the next poll. It holds no clock: the
+// same sequence of polls gives the same caps.
 type Governor interface {
-	Poll(temps State, power map[string]float64) Caps
+	// Poll is called elapsed seconds after the previous poll (after the
+	// start for the first): at or after Interval(), never before.
+	Poll(elapsed float64, temps State, power map[string]float64) Caps
 	// Interval is the time to the next poll, in seconds: the passive
-	// polling interval while a zone is throttling, else the idle one.
+	// polling interval while a zone is throttling, else the idle one
+	// (for step_wise, the next zone's, zones having their own).
 	Interval() float64
 }
 
@@ -165,8 +178,8 @@ func RelativePower(freq []units.Hertz, volt []units.Volts) []float64 {
 // against the network and the units.
 func (gs GovernorSpec) Validate() error {
 	const root = "governor"
-	if !oneOf(gs.Kind, []string{StepWiseKind, PowerAllocatorKind}) {
-		return fieldErr(root+".kind", "governor kind %q is not allowed: use step_wise or power_allocator", gs.Kind)
+	if !oneOf(gs.Kind, []string{StepWiseKind, PowerAllocatorKind, SkinLimitKind}) {
+		return fieldErr(root+".kind", "governor kind %q is not allowed: use step_wise, power_allocator or skin_limit", gs.Kind)
 	}
 	if p := float64(gs.Polling); !(p > 0) || math.IsInf(p, 0) {
 		return fieldErr(root+".polling", "polling interval must be positive and finite (e.g. 100 ms), got %v", p)
@@ -174,11 +187,11 @@ func (gs GovernorSpec) Validate() error {
 	if p := float64(gs.PassivePolling); !(p >= 0) || math.IsInf(p, 0) {
 		return fieldErr(root+".passive_polling", "passive polling interval must be positive and finite (e.g. 100 ms), got %v", p)
 	}
+	if gs.Kind == StepWiseKind && len(gs.Trips) == 0 {
+		return fieldErr(root+".trips", "a step_wise governor needs at least one trip, e.g. {node: skin, temp: 43 C, hysteresis: 2 C, units: [cpu]}")
+	}
 	switch gs.Kind {
-	case StepWiseKind:
-		if len(gs.Trips) == 0 {
-			return fieldErr(root+".trips", "a step_wise governor needs at least one trip, e.g. {node: skin, temp: 43 C, hysteresis: 2 C, units: [cpu]}")
-		}
+	case StepWiseKind, SkinLimitKind:
 		for i, t := range gs.Trips {
 			p := root + ".trips." + strconv.Itoa(i)
 			if t.Node == "" {
@@ -190,8 +203,19 @@ func (gs GovernorSpec) Validate() error {
 			if h := float64(t.Hysteresis); !(h >= 0) || math.IsInf(h, 0) {
 				return fieldErr(p+".hysteresis", "hysteresis must be zero or positive (e.g. 2 C), got %v", h)
 			}
+			if q := float64(t.Polling); !(q >= 0) || math.IsInf(q, 0) {
+				return fieldErr(p+".polling", "a zone's polling interval must be positive and finite (e.g. 7 s), got %v", q)
+			}
+			if q := float64(t.Polling); !(q >= 0) || math.IsInf(q, 0) {
+				return fieldErr(p+".polling", "a zone's polling interval must be positive and finite (e.g. 7 s), got %v", q)
+			}
 			if len(t.Units) == 0 {
 				return fieldErr(p+".units", "trip %d lowers no unit; list the units it throttles, e.g. [npu, gpu]", i)
+			}
+		}
+		if gs.Kind == SkinLimitKind {
+			if err := gs.Skin.validate(root + ".skin"); err != nil {
+				return err
 			}
 		}
 	case PowerAllocatorKind:
@@ -247,6 +271,28 @@ func (gs GovernorSpec) Validate() error {
 				return fieldErr(ap+".weight", "weight must be zero (meaning 1) or positive and finite, got %v", a.Weight)
 			}
 		}
+	}
+	return nil
+}
+
+func (sk SkinLimit) validate(p string) error {
+	if sk.Node == "" {
+		return fieldErr(p+".node", "a skin_limit governor needs the skin node it limits, e.g. node: skin")
+	}
+	if !finite(float64(sk.Limit)) || sk.Limit == 0 {
+		return fieldErr(p+".limit", "a skin limit must be given and finite (e.g. 43 C), got %v", float64(sk.Limit))
+	}
+	if h := float64(sk.Hysteresis); !(h >= 0) || math.IsInf(h, 0) {
+		return fieldErr(p+".hysteresis", "hysteresis must be zero or positive (e.g. 2 C), got %v", h)
+	}
+	if q := float64(sk.Sampling); !(q >= 0) || math.IsInf(q, 0) {
+		return fieldErr(p+".sampling", "sampling interval must be positive and finite (e.g. 7 s), got %v", q)
+	}
+	if !(sk.Gain >= 0) || math.IsInf(sk.Gain, 0) {
+		return fieldErr(p+".gain", "gain must be zero (the default, %g W/°C) or positive and finite, got %v", DefaultSkinGain, sk.Gain)
+	}
+	if len(sk.Units) == 0 {
+		return fieldErr(p+".units", "a skin limit caps no unit; list the units whose power it caps, e.g. [npu, cpu, gpu]")
 	}
 	return nil
 }
@@ -309,7 +355,7 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 			if err != nil {
 				return nil, err
 			}
-			ts := tripState{node: ni, temp: float64(t.Temp), clear: float64(t.Temp - t.Hysteresis)}
+			ts := tripState{node: ni, temp: float64(t.Temp), clear: float64(t.Temp - t.Hysteresis), polling: float64(t.Polling)}
 			for j, u := range t.Units {
 				if err := known(p+".units."+strconv.Itoa(j), u); err != nil {
 					return nil, err
@@ -320,9 +366,51 @@ func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error)
 				ts.units = append(ts.units, u)
 			}
 			ts.depth = make([]int, len(ts.units))
+			ts.wait = sw.zoneInterval(&ts)
 			sw.trips = append(sw.trips, ts)
 		}
 		return sw, nil
+	case SkinLimitKind:
+		sk := gs.Skin
+		ni, err := node("governor.skin.node", sk.Node)
+		if err != nil {
+			return nil, err
+		}
+		sc := &SkinController{node: ni, limit: float64(sk.Limit), clear: float64(sk.Limit - sk.Hysteresis),
+			sampling: float64(sk.Sampling), gain: sk.Gain, top: map[string]int{}, units: unitNames, skinCaps: Caps{}, ran: Caps{}}
+		if sc.sampling == 0 {
+			sc.sampling = DefaultSkinSampling
+		}
+		if sc.gain == 0 {
+			sc.gain = DefaultSkinGain
+		}
+		sc.wait = sc.sampling
+		sc.share = &PowerAllocator{caps: Caps{}}
+		for _, u := range unitNames {
+			sc.top[u] = len(opps[u]) - 1
+		}
+		for i, u := range sk.Units {
+			p := "governor.skin.units." + strconv.Itoa(i)
+			if err := known(p, u); err != nil {
+				return nil, err
+			}
+			if slices.Contains(sc.unitsSkin, u) {
+				return nil, fieldErr(p, "unit %q is listed twice", u)
+			}
+			sc.unitsSkin = append(sc.unitsSkin, u)
+			sc.skinCaps[u] = sc.top[u]
+			sc.share.actors = append(sc.share.actors, actor{name: u, weight: 1, rel: slices.Clone(opps[u])})
+		}
+		if len(gs.Trips) > 0 {
+			steps := gs
+			steps.Kind = StepWiseKind
+			g, err := NewGovernor(steps, net, opps)
+			if err != nil {
+				return nil, err
+			}
+			sc.step = g.(*StepWise)
+		}
+		return sc, nil
 	default:
 		b := gs.Budget
 		ni, err := node("governor.budget.control_node", b.ControlNode)

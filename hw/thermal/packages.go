@@ -127,7 +127,7 @@ func tablet() Enclosure {
 				Link{A: "package", B: "board", Resistance: 6}),
 		},
 		Governor: GovernorSpec{Kind: StepWiseKind, Polling: 0.1,
-			Trips: append(junctionTrips(95, 2), Trip{Node: "skin", Temp: 43, Hysteresis: 2, Units: []string{"npu", "cpu", "gpu", "dram"}})},
+			Trips: append(junctionTrips(95, 2), Trip{Node: "skin", Temp: 43, Hysteresis: 2, Polling: 7, Units: []string{"npu", "cpu", "gpu", "dram"}})},
 		Sources: withTripSources(withJunctionSources(map[string]string{
 			"thermal.ambient":                srcAmbient25,
 			"thermal.nodes.package.capacity": "assumed: the phone's 2 J/K and a larger shield and spreader: 3 J/K",
@@ -140,6 +140,7 @@ func tablet() Enclosure {
 			"governor.kind":                  "assumed: step_wise, the Linux default, as the default phone",
 			"governor.polling":               srcSoCTrip95,
 			"governor.trips.3.temp":          "assumed: 43 °C, the default phone's skin trip (a tablet is held as a phone is); " + srcTouch,
+			"governor.trips.3.polling":       "assumed: 7 s, as the default phone; " + srcSkinPoll,
 			"governor.trips.3.hysteresis":    "assumed: 2 °C, as the default phone",
 			"governor.trips.3.units":         "assumed: a skin limit throttles every heat source, as the default phone",
 		}, "assumed: as the default phone's junctions (the same phone-class die)", "assumed: as the default phone's junctions, 6 K/W"),
@@ -170,7 +171,7 @@ func laptopFanless() Enclosure {
 				Link{A: "package", B: "board", Resistance: 6}),
 		},
 		Governor: GovernorSpec{Kind: StepWiseKind, Polling: 0.1,
-			Trips: append(junctionTrips(108, 2), Trip{Node: "skin", Temp: 48, Hysteresis: 2, Units: []string{"npu", "cpu", "gpu", "dram"}})},
+			Trips: append(junctionTrips(108, 2), Trip{Node: "skin", Temp: 48, Hysteresis: 2, Polling: 7, Units: []string{"npu", "cpu", "gpu", "dram"}})},
 		Sources: withTripSources(withJunctionSources(map[string]string{
 			"thermal.ambient":                srcAmbient25,
 			"thermal.nodes.package.capacity": "assumed: a ~155 mm² die, its substrate and two LPDDR5 packages, graphite tape and paste: 5 J/K",
@@ -184,6 +185,7 @@ func laptopFanless() Enclosure {
 			"governor.polling":               "assumed: 100 ms, as the default phone",
 			"governor.trips.3.temp":          "assumed: 48 °C on the case, the lowest IEC 62368-1 limit for long contact with plastic (aluminium is held to lower limits; a lap is not a hand); " + srcTouch + "; an M2 MacBook Air's case measured ~50 °C under medium-heavy load (zimengx.netlify.app, 'The Macbook Air throttles a lot')",
 			"governor.trips.3.hysteresis":    "assumed: 2 °C, as the default phone",
+			"governor.trips.3.polling":       "assumed: 7 s, as the default phone (" + srcSkinPoll + "); the case answers a step of power more slowly still",
 			"governor.trips.3.units":         "assumed: a skin limit throttles every heat source, as the default phone",
 		}, "assumed: a block of the ~155 mm² M2 die, ~3× a phone block's silicon: 0.03 J/K", "assumed: spreading from a block of a larger die than a phone's: 3 K/W"),
 			0, "assumed: 108 °C, where the M2 was seen to throttle; "+srcM2Trip, "assumed: 2 °C, as the default phone"),

@@ -122,6 +122,9 @@ func checkSources(t *testing.T, id string, s Spec, g GovernorSpec, sources map[s
 	for i := range g.Trips {
 		p := "governor.trips." + strconv.Itoa(i)
 		need = append(need, p+".temp", p+".hysteresis")
+		if g.Trips[i].Polling > 0 {
+			need = append(need, p+".polling")
+		}
 	}
 	exists := map[string]bool{}
 	for _, p := range need {

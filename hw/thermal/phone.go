@@ -55,7 +55,8 @@ func PhoneDefault() Spec {
 
 // PhoneGovernor is a step_wise governor for PhoneDefault, polled every
 // 100 ms: each junction at 95 °C lowers its own unit (as a tsens zone maps
-// to its cooling device), and the skin at 43 °C lowers the NPU, CPU, GPU and
+// to its cooling device), and the skin at 43 °C, read every 7 s as Android
+// thermal HALs read their virtual skin sensor, lowers the NPU, CPU, GPU and
 // DRAM clocks; 2 °C of hysteresis everywhere.
 func PhoneGovernor() GovernorSpec {
 	return GovernorSpec{
@@ -65,7 +66,7 @@ func PhoneGovernor() GovernorSpec {
 			{Node: "npu", Temp: 95, Hysteresis: 2, Units: []string{"npu"}},
 			{Node: "cpu", Temp: 95, Hysteresis: 2, Units: []string{"cpu"}},
 			{Node: "gpu", Temp: 95, Hysteresis: 2, Units: []string{"gpu"}},
-			{Node: "skin", Temp: 43, Hysteresis: 2, Units: []string{"npu", "cpu", "gpu", "dram"}},
+			{Node: "skin", Temp: 43, Hysteresis: 2, Polling: 7, Units: []string{"npu", "cpu", "gpu", "dram"}},
 		},
 	}
 }
@@ -77,6 +78,7 @@ const (
 	srcConv     = "natural convection on a vertical plate h ≈ 1.42 (ΔT/L)^0.25 W/(m²·K) (https://www.engineersedge.com/heat_transfer/convection_heat_transfer_coefficients_13855.htm): 4.9 W/(m²·K) at ΔT = 20 K, L = 0.147 m; plus radiation εσ(Ts²+Ta²)(Ts+Ta) ≈ 6.0 W/(m²·K) at ε = 0.9"
 	srcSC7280   = "Linux arch/arm64/boot/dts/qcom/sc7280.dtsi, gpuss thermal zones: passive trip 95 °C, hysteresis 2 °C, polling-delay-passive 100 ms (patch 'arm64: dts: qcom: sc7280: Add gpu thermal zone cooling support', 2021)"
 	srcSkin     = "skin limit: most people feel heat pain touching surfaces above ~45 °C (Xie, Dousti, Pedram, 'Therminator: a thermal simulator for smartphones producing accurate chip and skin temperature maps', ISLPED 2014); Pixel 5a/4a-5G thermal HAL skin thresholds 41 °C (light) and 45 °C (moderate) (android.googlesource.com/device/google/bramble, commit 614ef46); Pixel 2 thermal-engine skin set points 40–47 °C with 1–3 °C clear (device/google/muskie thermal-engine.conf)"
+	srcSkinPoll = "Pixel 10 (mustang) factory image, vendor/etc/thermal_info_config*.json read by the Pixel thermal HAL (hardware/google/pixel/thermal): the VIRTUAL-SKIN sensor has PassiveDelay 7000 ms (its reading interval while throttling), HotHysteresis 1.9 °C, HotThreshold 39/43/45 °C"
 	srcSurfaceA = "outer area 2·(147 × 70.6) + 2·7.6·(147 + 70.6) mm² = 0.0241 m², from " + srcS24
 )
 
@@ -115,5 +117,6 @@ var PhoneSources = map[string]string{
 	"governor.trips.2.hysteresis": srcSC7280,
 	"governor.trips.3.temp":       "assumed: 43 °C, 2 °C below the ~45 °C pain threshold; " + srcSkin,
 	"governor.trips.3.hysteresis": "assumed: 2 °C, as the SoC zones; " + srcSkin,
+	"governor.trips.3.polling":    srcSkinPoll + "; a skin answers a step of power over seconds (the package's 2 s, then the skin's own ~9 s), so a faster poll takes several steps before the first shows",
 	"governor.trips.3.units":      "assumed: a skin limit throttles every heat source it can, the memory clock included (Pixel 2's SKIN-MONITOR caps both CPU clusters and the GPU: device/google/muskie thermal-engine.conf)",
 }

@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// sustainedRun is a 10-minute sustained session of llama-2-7b Q4_0 on a
+// chip (by name, or by its YAML in src), as `simulate --scenario sustained
+// --duration 10m` runs it.
+func sustainedRun(t *testing.T, chip, src string, sets ...string) *Result {
+	t.Helper()
+	sc, err := workloads.LoadScenario("sustained", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := *sc
+	s.Duration = units.Seconds(600)
+	cfg := configFor(t, opts{chip: chip, chipSrc: src, prompt: 512, sets: sets})
+	cfg.Scenario = &s
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Thermal.ThrottleOnsetS == nil || r.Thermal.SustainedTokensPerS == nil {
+		t.Fatalf("%s: no throttle onset or no sustained rate in 10 minutes: the test needs a run that throttles", chip)
+	}
+	return r
+}
+
+// gpuClocks is the GPU's clock at each point of the series after the
+// throttle onset, and those of the last two minutes.
+func gpuClocks(t *testing.T, r *Result) (after, last2 []float64) {
+	t.Helper()
+	gpu := -1
+	for i, u := range r.Series.Units {
+		if u == "gpu" {
+			gpu = i
+		}
+	}
+	if gpu < 0 {
+		t.Fatal("no gpu in the series")
+	}
+	end := r.Series.Points[len(r.Series.Points)-1].EndS
+	for _, p := range r.Series.Points {
+		if p.EndS >= *r.Thermal.ThrottleOnsetS {
+			after = append(after, p.ClocksHz[gpu])
+		}
+		if p.EndS >= end-120 {
+			last2 = append(last2, p.ClocksHz[gpu])
+		}
+	}
+	return after, last2
+}
+
+// reversals counts the changes of direction of a series of clocks, and
+// changes its changes.
+func reversals(clocks []float64) (rev, changes int) {
+	dir := 0
+	for i := 1; i < len(clocks); i++ {
+		d := 0
+		switch {
+		case clocks[i] > clocks[i-1]:
+			d = 1
+		case clocks[i] < clocks[i-1]:
+			d = -1
+		}
+		if d == 0 {
+			continue
+		}
+		changes++
+		if dir != 0 && d != dir {
+			rev++
+		}
+		dir = d
+	}
+	return rev, changes
+}
+
+// TestGovernorSettlesSustained is issue 18's second point seen from a run.
+// Before this branch a 10-minute sustained decode on the 8 Gen 3's GPU
+// swung it between 0.903 and 0.361 GHz under the step_wise skin trip: 87
+// clock changes and ~40 reversals after the 194 s onset, "clock changes
+// 93%" of the spread, and the sustained rate moved ±10% with small timing
+// changes. The chip file now runs its skin limit as Android does, a
+// skin_limit power cap over the kernel's junction zones: the GPU steps down
+// once at the onset (measured: 0.903 → 0.768 GHz at 196.7 s, then no
+// change) and the rest of the cap is taken from the other units and the
+// memory clock. Asserted: the GPU never reaches its bottom OPP after the
+// onset, reverses at most once, changes at most twice over the last two
+// minutes (the issue's "done when"), and a 1% change of DRAM bandwidth
+// either way, a small timing input, moves the sustained rate by less than
+// 2% (measured: −0.06% and +0.06%).
+func TestGovernorSettlesSustained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three simulated 10-minute sessions")
+	}
+	base := sustainedRun(t, "snapdragon-8-gen3", "")
+	settled(t, "skin_limit", base, 1)
+	for _, bw := range []string{"76.032GB/s", "77.568GB/s"} { // 76.8 GB/s ∓ 1%
+		r := sustainedRun(t, "snapdragon-8-gen3", "", "memory.dram.bandwidth="+bw)
+		a, b := *base.Thermal.SustainedTokensPerS, *r.Thermal.SustainedTokensPerS
+		t.Logf("bandwidth %s: sustained %.3f tokens/s (%+.2f%%)", bw, b, 100*(b/a-1))
+		if d := b/a - 1; d > 0.02 || d < -0.02 {
+			t.Errorf("DRAM bandwidth %s: sustained %.3f tokens/s against %.3f at 76.8 GB/s (%+.1f%%), want within 2%%", bw, b, a, 100*d)
+		}
+	}
+}
+
+// settled checks that after the onset the GPU's clock is a plateau: never
+// at its bottom OPP, at most maxRev reversals, at most two changes over
+// the last two minutes.
+func settled(t *testing.T, name string, r *Result, maxRev int) {
+	t.Helper()
+	after, last2 := gpuClocks(t, r)
+	rev, _ := reversals(after)
+	_, lastChanges := reversals(last2)
+	bottom := 0.4 * 903e6 // the GPU's lowest OPP, derived from its 903 MHz clock (0.361 GHz in the series)
+	low := after[0]
+	for _, c := range after {
+		low = min(low, c)
+	}
+	t.Logf("%s: onset %.1f s, %d reversals after it, %d changes in the last 2 min, lowest %.3f GHz, skin peak %.2f °C, sustained %.3f tokens/s",
+		name, *r.Thermal.ThrottleOnsetS, rev, lastChanges, low/1e9, *r.Thermal.SkinPeakC, *r.Thermal.SustainedTokensPerS)
+	if low <= bottom*1.001 {
+		t.Errorf("%s: after the onset the GPU fell to its bottom OPP (%.3f GHz): the governor swings to the extremes", name, low/1e9)
+	}
+	if rev > maxRev {
+		t.Errorf("%s: the GPU's OPP reversed %d times after the onset, want at most %d (a plateau, not a swing)", name, rev, maxRev)
+	}
+	if lastChanges > 2 {
+		t.Errorf("%s: the GPU's clock changed %d times over the last two minutes, want at most 2", name, lastChanges)
+	}
+}
+
+// TestStepWiseSkinTripSustained: the 8 Gen 3's file with its skin limit
+// run by the kernel's step_wise instead (a 42 °C trip, 2 °C hysteresis,
+// read every 7 s), as it was before. step_wise settles on the highest OPP
+// the trip sustains only while one step moves the skin by less than the
+// hysteresis; at the GPU's upper OPPs a step is ~0.8 W, ~2.4 °C over the
+// skin's half-minute response (~3 °C/W, PhoneDefault with the board held),
+// so it alternates between two adjacent OPPs at the skin's pace (measured:
+// 0.768 GHz from 274 s, 0.632 at 526 s, 0.768 again at 576 s) and never
+// swings to the extremes: at most 4 reversals after the onset.
+func TestStepWiseSkinTripSustained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a simulated 10-minute session")
+	}
+	data, err := os.ReadFile("../hw/chips/snapdragon-8-gen3.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	a := strings.Index(src, "\ngovernor:\n")
+	b := strings.Index(src, "\nsources:\n")
+	if a < 0 || b < a {
+		t.Fatal("no governor section before the sources in the 8 Gen 3's file")
+	}
+	src = src[:a] + `
+governor:
+  kind: step_wise
+  polling: 100 ms
+  trips:
+    - {node: npu, temp: 95 C, hysteresis: 2 C, units: [npu]}
+    - {node: cpu, temp: 95 C, hysteresis: 2 C, units: [cpu]}
+    - {node: gpu, temp: 95 C, hysteresis: 2 C, units: [gpu]}
+    - {node: skin, temp: 42 C, hysteresis: 2 C, polling: 7 s, units: [npu, cpu, gpu, dram]}` + src[b:]
+	settled(t, "step_wise", sustainedRun(t, "", src), 4)
+}
