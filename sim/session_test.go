@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/workloads"
@@ -130,5 +132,25 @@ func TestSpread(t *testing.T) {
 	}
 	if sp := cool.Decode.Spread; sp.ContextShare < 0.9 || sp.ClockShare != 0 {
 		t.Errorf("unthrottled spread %+v: want it from the context", sp)
+	}
+}
+
+// TestRunTooLongIsRefused: a session that would keep more steps than the
+// memory budget allows stops there with an input error naming the
+// simulated time it reached and the flag that bounds it, instead of
+// growing until the machine runs out of memory.
+func TestRunTooLongIsRefused(t *testing.T) {
+	defer func(n int) { maxSeriesPoints = n }(maxSeriesPoints)
+	maxSeriesPoints = 500
+	sc, err := workloads.LoadScenario("sustained", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", fidelity: Analytic})
+	cfg.Scenario, cfg.Duration = sc, 3600
+	_, err = Run(context.Background(), cfg)
+	var ie *InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "more than 500 steps") || !strings.Contains(err.Error(), "--duration") {
+		t.Errorf("got %v, want an input error naming the budget and --duration", err)
 	}
 }
