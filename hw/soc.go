@@ -21,6 +21,9 @@ type SoC struct {
 	// (a built-in id such as naive or kv-first, or a file).
 	Policy string `yaml:"policy,omitempty"`
 	DMA    DMA    `yaml:"dma,omitempty"`
+	// Idle is what the SoC draws when it has nothing to do: units are
+	// power-gated after a delay, and an always-on floor remains.
+	Idle Idle `yaml:"idle,omitempty"`
 	// ThermalPackage names the device class the chip sits in, a package of
 	// hw/thermal's catalog (phone, tablet, laptop-fanless, laptop-fan,
 	// board-fan, board-heatsink, board-bare, car-cabin); its network and
@@ -86,6 +89,9 @@ type DRAM struct {
 	// (refresh, standby) while the run lasts.
 	EnergyPerByte units.Joules `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
 	StaticPower   units.Watts  `yaml:"static_power,omitempty"`
+	// SelfRefreshPower is what the DRAM draws once the SoC idles and it
+	// holds its contents in self-refresh.
+	SelfRefreshPower units.Watts `yaml:"self_refresh_power,omitempty"`
 	// Levels are the shares of Bandwidth the memory clock can be capped
 	// to, ascending: the DRAM's operating points as the governor sees them.
 	Levels []units.Fraction `yaml:"levels,omitempty"`
@@ -329,6 +335,17 @@ const (
 type MACArray struct {
 	Rows     int    `yaml:"rows,omitempty" spec:"positive"`
 	Dataflow string `yaml:"dataflow,omitempty" spec:"oneof=weight-stationary|output-stationary"`
+}
+
+// Idle is how a SoC rests between requests (race to idle).
+type Idle struct {
+	// GateDelay is how long an idle unit waits before it is power-gated;
+	// GatedLeakage the share of its leakage a gated unit keeps (retention).
+	GateDelay    units.Seconds  `yaml:"gate_delay,omitempty" spec:"bound=cost"`
+	GatedLeakage units.Fraction `yaml:"gated_leakage,omitempty"`
+	// Floor is the always-on domain's power (PMIC, always-on processor,
+	// clocks), drawn whether the SoC works or rests.
+	Floor units.Watts `yaml:"floor,omitempty"`
 }
 
 // Storage is where weights live before they are loaded (UFS, NVMe, SD).

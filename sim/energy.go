@@ -13,10 +13,11 @@ import (
 // energyParts is where a stretch of the run's energy went, in joules.
 type energyParts struct {
 	compute, host, sram, l3, dram, storage, static float64
+	selfRefresh, floor                             float64 // the DRAM in self-refresh while the SoC rests; the always-on domain
 }
 
 func (p energyParts) total() float64 {
-	return p.compute + p.host + p.sram + p.l3 + p.dram + p.storage + p.static
+	return p.compute + p.host + p.sram + p.l3 + p.dram + p.storage + p.static + p.selfRefresh + p.floor
 }
 
 func (p *energyParts) add(q energyParts) {
@@ -27,6 +28,8 @@ func (p *energyParts) add(q energyParts) {
 	p.dram += q.dram
 	p.storage += q.storage
 	p.static += q.static
+	p.selfRefresh += q.selfRefresh
+	p.floor += q.floor
 }
 
 // energy is the energy of a stretch of the run whose counters grew by d
@@ -70,13 +73,26 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 		p.l3 = lines * e.line * float64(chip.Memory.L3.EnergyPerByte)
 	}
 	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)
-	dramStatic := float64(chip.Memory.DRAM.StaticPower) * seconds
-	h.power[h.pkg] += p.l3 + p.dram + dramStatic
+	// Resting, the units are power-gated and the DRAM self-refreshes once
+	// the gate delay has passed (race to idle).
+	awake, gated := seconds, 0.0
+	if e.resting >= 0 {
+		gated = min(seconds, max(0, e.resting+seconds-float64(chip.Idle.GateDelay)))
+		awake = seconds - gated
+	}
+	dramStatic := float64(chip.Memory.DRAM.StaticPower) * awake
+	p.selfRefresh = float64(chip.Memory.DRAM.SelfRefreshPower) * gated
+	p.floor = float64(chip.Idle.Floor) * seconds
+	h.power[h.pkg] += p.l3 + p.dram + dramStatic + p.selfRefresh + p.floor
 	// Storage sits on the board, away from the SoC.
 	p.storage = d.storageBytes * float64(chip.Storage.EnergyPerByte)
 	h.power[h.board] += p.storage
 	clear(e.unitPower)
-	p.static = dramStatic + e.leakage(seconds)
+	share := 1.0
+	if gated > 0 {
+		share = (awake + gated*float64(chip.Idle.GatedLeakage)) / seconds
+	}
+	p.static = dramStatic + e.leakage(seconds, share)
 	if seconds > 0 {
 		e.unitPower[e.unit.Name] += p.compute + p.sram
 		if e.host != nil {
@@ -85,7 +101,7 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 		if e.stageUnit != nil {
 			e.unitPower[e.stageUnit.Name] += stage
 		}
-		e.unitPower["dram"] = p.dram + dramStatic
+		e.unitPower["dram"] = p.dram + dramStatic + p.selfRefresh
 		for k := range e.unitPower {
 			e.unitPower[k] /= seconds
 		}
@@ -137,8 +153,9 @@ func staticPower(u *hw.Unit, tempC float64) float64 {
 // returns the total. Leakage follows temperature within the stretch: it
 // is evaluated at the temperatures a first advance predicts halfway
 // through (a predictor-corrector step), which keeps stretches much longer
-// than a junction's time constant stable.
-func (e *engine) leakage(seconds float64) float64 {
+// than a junction's time constant stable. share scales it: the leakage a
+// stretch keeps when part of it is power-gated.
+func (e *engine) leakage(seconds, share float64) float64 {
 	h := e.heat
 	chip := &e.cfg.Chip.SoC
 	at := h.temps
@@ -147,7 +164,7 @@ func (e *engine) leakage(seconds float64) float64 {
 		for i := range chip.Units {
 			u := &chip.Units[i]
 			_, v := e.opp(u)
-			trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds
+			trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds * share
 		}
 		for i := range trial {
 			trial[i] /= seconds
@@ -162,7 +179,7 @@ func (e *engine) leakage(seconds float64) float64 {
 	for i := range chip.Units {
 		u := &chip.Units[i]
 		_, v := e.opp(u)
-		leak := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds
+		leak := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds * share
 		total += leak
 		h.power[h.nodeOf[u.Name]] += leak
 		e.unitPower[u.Name] += leak
@@ -228,7 +245,8 @@ func (e *engine) fillEnergy(r *Result, total float64) {
 	pre, dec := e.st.energy[workloads.Prefill].total(), e.st.energy[workloads.Decode].total()
 	en := Energy{
 		TotalJ: all.total(), PrefillJ: pre, DecodeJ: dec, PeakPowerW: e.st.peakPower,
-		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Storage: all.storage, Static: all.static},
+		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Storage: all.storage, Static: all.static,
+			SelfRefresh: all.selfRefresh, IdleFloor: all.floor},
 	}
 	en.AvgPowerW = ptr(ratio(all.total(), total))
 	if n := r.Prefill.Tokens; n > 0 {

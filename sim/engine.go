@@ -88,6 +88,7 @@ type engine struct {
 	sched     *scheduler         // the scheduling policy at work, when the run has one
 	overflow  error              // the first pass whose simulated time overflowed the clock
 	stop      func()             // ends the session early (after an overflow); nil on side engines
+	resting   float64            // seconds the SoC has rested so far in this idle stretch; −1 while it works
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
@@ -184,6 +185,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	chip := &c.Chip.SoC
 	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}, recordings: map[recordingKey]*recording{}}
 	e.st.fallbacks = map[string]*Fallback{}
+	e.resting = -1
 	e.unitPower = map[string]float64{}
 	h, err := newHeat(chip)
 	if err != nil {

@@ -340,6 +340,10 @@ type EnergyParts struct {
 	DRAM    float64 `json:"dram_j"`
 	Storage float64 `json:"storage_j"` // reading the weights on a cold start
 	Static  float64 `json:"static_j"`  // leakage of every unit and the DRAM background
+	// SelfRefresh is the DRAM holding its contents while the SoC rests,
+	// its units power-gated; IdleFloor the always-on domain throughout.
+	SelfRefresh float64 `json:"dram_self_refresh_j"`
+	IdleFloor   float64 `json:"idle_floor_j"`
 }
 
 // Thermal is what heat did over the run: the hottest junction and skin

@@ -296,9 +296,11 @@ func (e *engine) idle(seconds float64) { e.idleAs("idle", seconds) }
 
 // idleAs is idle with the series labelling the stretches as label.
 func (e *engine) idleAs(label string, seconds float64) {
-	for seconds > 0 {
+	defer func() { e.resting = -1 }()
+	for e.resting = 0; seconds > 0; {
 		dt := min(seconds, maxIdleStretch)
 		e.accountAs(workloads.Decode, label, counters{}, dt)
+		e.resting += dt
 		e.clock += dt
 		seconds -= dt
 	}

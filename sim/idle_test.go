@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// idlePower is the mean power of a chat's think time, from its series.
+func idlePower(t *testing.T, sets ...string) float64 {
+	t.Helper()
+	sc, err := workloads.LoadScenario("chat-30", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", fidelity: Analytic, sets: sets})
+	cfg.Scenario = sc
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j, s float64
+	for _, p := range r.Series.Points {
+		if p.Phase == "idle" {
+			j += p.PowerW * p.Seconds
+			s += p.Seconds
+		}
+	}
+	if s == 0 {
+		t.Fatal("the chat has no think time")
+	}
+	return j / s
+}
+
+// TestRaceToIdle: between chat turns the SoC rests: after the 5 ms gate
+// delay its units keep 5% of their leakage and the DRAM self-refreshes,
+// so think time costs a small fraction of what it cost with nothing
+// gated (the run's units leak about 0.45 W warm, the DRAM's background is
+// 0.1 W); the always-on floor is paid throughout, so raising it by 0.5 W
+// raises the think time's power by about that.
+func TestRaceToIdle(t *testing.T) {
+	gated := idlePower(t)
+	awake := idlePower(t, "idle.gated_leakage=100%", "memory.dram.self_refresh_power=0.1W")
+	if gated > 0.25*awake {
+		t.Errorf("think time draws %.3f W gated, %.3f W with nothing gated: want under a quarter", gated, awake)
+	}
+	floor := idlePower(t, "idle.floor=0.53W")
+	if d := floor - gated; math.Abs(d-0.5) > 0.02 {
+		t.Errorf("a floor 0.5 W higher raised think time's power by %.3f W, want 0.5 (± the leakage its heat adds)", d)
+	}
+}
