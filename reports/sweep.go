@@ -47,9 +47,14 @@ func MetricKeys() []string {
 func emptyLists(v reflect.Value) {
 	for i := range v.NumField() {
 		f := v.Field(i)
-		if !f.CanSet() || strings.Contains(v.Type().Field(i).Tag.Get("json"), ",omitempty") {
-			continue // optional members stay absent, as in a result without them
+		optional := strings.Contains(v.Type().Field(i).Tag.Get("json"), ",omitempty")
+		block := f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct
+		if !f.CanSet() || optional && !block {
+			continue // optional lists and figures stay absent, as in a result without them
 		}
+		// An optional block (speculative, schedule, turn_latency) is a key
+		// space of its own: its figures are metrics of the runs that have
+		// it, and null in the others.
 		switch f.Kind() {
 		case reflect.Slice:
 			if f.IsNil() {

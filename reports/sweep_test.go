@@ -188,3 +188,20 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricKeysHoldOptionalBlocks: the figures of an optional block
+// (speculative decoding's, a schedule's) are metrics a sweep may ask for;
+// its lists are not.
+func TestMetricKeysHoldOptionalBlocks(t *testing.T) {
+	keys := MetricKeys()
+	for _, k := range []string{"speculative.speedup", "speculative.break_even_accept_rate", "schedule.turns_within_budget", "quality.ppl_delta"} {
+		if !slices.Contains(keys, k) {
+			t.Errorf("MetricKeys lacks %s", k)
+		}
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, "speculative.curve") || strings.HasPrefix(k, "turns.") {
+			t.Errorf("MetricKeys holds the list entry %s", k)
+		}
+	}
+}
