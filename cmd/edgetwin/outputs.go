@@ -59,5 +59,8 @@ func checkSimulateOutputs(trace, series, ptrace string) error {
 	if err != nil {
 		return inputErrorf("--ptrace %s: %v", ptrace, err)
 	}
-	return checkOutFile("--ptrace", flp)
+	if err := checkOutFile("--ptrace", flp); err != nil {
+		return err
+	}
+	return checkOutFile("--ptrace", reports.ConfigPath(ptrace))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/runtimes"
@@ -247,7 +248,13 @@ DRAM and L3 behaviour and where the time went.`,
 				}
 			}
 			if ptracePath != "" {
-				if err := reports.WriteHotSpot(ptracePath, r.Series); err != nil {
+				var net *thermal.Network
+				if spec := cfg.Chip.Thermal; spec != nil {
+					if net, err = thermal.Compile(*spec); err != nil {
+						return fmt.Errorf("--ptrace %s: %w", ptracePath, err)
+					}
+				}
+				if err := reports.WriteHotSpot(ptracePath, r.Series, net); err != nil {
 					return fmt.Errorf("--ptrace %s: %w", ptracePath, err)
 				}
 			}
