@@ -113,7 +113,7 @@ func (c *Compare) jsonRows() ([]json.RawMessage, error) {
 // emptyResult is a result with the workload's names and no figures.
 func (c *Compare) emptyResult() *sim.Result {
 	var r sim.Result
-	emptyLists(reflect.ValueOf(&r).Elem())
+	emptyLists(reflect.ValueOf(&r).Elem(), false)
 	r.Model, r.Quant, r.KVDtype, r.Fidelity = c.Model, c.Quant, c.KVDtype, c.Fidelity
 	r.Prompt, r.Depth, r.Gen, r.Batch = c.Prompt, c.Depth, c.Gen, c.Batch
 	return &r

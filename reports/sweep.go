@@ -28,7 +28,7 @@ func MetricKeys() []string {
 	// Flatten leaves lists out, but a nil list marshals as null, which
 	// would read as a figure: make them empty.
 	var r sim.Result
-	emptyLists(reflect.ValueOf(&r).Elem())
+	emptyLists(reflect.ValueOf(&r).Elem(), true)
 	fields, err := Flatten(r)
 	if err != nil {
 		panic("reports: a zero sim.Result does not marshal: " + err.Error())
@@ -43,13 +43,14 @@ func MetricKeys() []string {
 }
 
 // emptyLists sets the nil slices and maps of struct v to empty ones, and
-// its nil pointers to structs to zero structs, all the way down.
-func emptyLists(v reflect.Value) {
+// its nil pointers to structs to zero structs, all the way down; optional
+// members stay absent, but for optional blocks when blocks is set.
+func emptyLists(v reflect.Value, blocks bool) {
 	for i := range v.NumField() {
 		f := v.Field(i)
 		optional := strings.Contains(v.Type().Field(i).Tag.Get("json"), ",omitempty")
 		block := f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct
-		if !f.CanSet() || optional && !block {
+		if !f.CanSet() || optional && !(block && blocks) {
 			continue // optional lists and figures stay absent, as in a result without them
 		}
 		// An optional block (speculative, schedule, turn_latency) is a key
@@ -67,10 +68,10 @@ func emptyLists(v reflect.Value) {
 		case reflect.Pointer:
 			if f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {
 				f.Set(reflect.New(f.Type().Elem()))
-				emptyLists(f.Elem())
+				emptyLists(f.Elem(), blocks)
 			}
 		case reflect.Struct:
-			emptyLists(f)
+			emptyLists(f, blocks)
 		}
 	}
 }
