@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
@@ -116,9 +117,15 @@ func DecodeSchedule(file string, data []byte) (*Schedule, error) {
 	return &s, nil
 }
 
-// scheduleNames are the names a condition may use.
+// scheduleNames are the names a condition may use: ScheduleState's expr
+// tags, in field order.
 func scheduleNames() []string {
-	return []string{"time_s", "turn", "context", "tokens", "answer_tokens", "step_s", "ttft_s", "turn_s", "budget_s", "time_left_s", "power_w", "junction_c", "skin_c"}
+	t := reflect.TypeFor[ScheduleState]()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Tag.Get("expr")
+	}
+	return names
 }
 
 func firstLine(s string) string {

@@ -38,10 +38,9 @@ const (
 	// setting of llama.cpp's and MLC's speculative modes.
 	DefaultDraftLen = 4
 	// DefaultDraftAccept is α, the chance a drafted token is accepted:
-	// assumed. llama.cpp users report accepted shares of 55–60% for
-	// Llama 3 70B drafted by 8B at 8–12 drafted tokens (devquasar.com,
-	// "Speculative decoding tradeoffs", 2024), which is α ≈ 0.8 at that
-	// length; a draft of a different family accepts far less.
+	// assumed, a middle value (no measurement in shared/data stands
+	// behind any pair's α); give --draft-accept, and read the result's
+	// curve, for the pair you mean.
 	DefaultDraftAccept = 0.6
 	// maxDraftLen bounds the drafted tokens per cycle: a verify pass of
 	// more rows than this is a prefill, not a decode step.
