@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 	"gonum.org/v1/gonum/mat"
@@ -40,7 +41,21 @@ type FitOptions struct {
 	Workers int
 	// Source describes the records for the overlay's source line.
 	Source string
+	// Runtime, when set (a catalog runtime id or a runtime file), fits
+	// that runtime's figures alone: only the records that name it, only
+	// the parameters a runtime profile carries (RuntimeParams), each
+	// record run with the profile's own efficiencies and dispatch cost
+	// set aside (runtimes.Profile.Bare) so the chip's figures stand where
+	// the fit does not reach. [Fit.Profile] turns the result into the
+	// runtime's profile.
+	Runtime string
 }
+
+// RuntimeParams are the parameters a runtime profile carries: its
+// kernels' share of the peak (GEMM, GEMV, by format), its dispatch cost
+// and the share of the DRAM peak its decode streams at. The rest of
+// ParamNames are the chip's.
+var RuntimeParams = []string{"gemm_efficiency", "gemv_efficiency", "dispatch", "seq_efficiency"}
 
 // ParamNames lists every parameter an overlay may carry.
 func ParamNames() []string {
@@ -108,6 +123,9 @@ type Fit struct {
 	// Runs is the number of record predictions the fit asked for; runs
 	// whose parameters had not moved came from a cache.
 	Runs int
+	// Runtime is the runtime a FitOptions.Runtime fit fitted, without its
+	// measured figures (what the records ran with); nil otherwise.
+	Runtime *runtimes.Profile
 }
 
 // Unused is a record a fit or validation could not use, and why.
@@ -237,23 +255,18 @@ func (pl pool) value(theta []float64, defs []*paramDef) float64 {
 	return sum / w
 }
 
-// touches reports whether the pool's value reaches record r: a record of
-// its unit kind with a matrix format no member covers, or a record on a
-// DRAM type no member covers.
+// touches reports whether the pool's value reaches record r: any record
+// of its unit kind and matrix shape (the scalar efficiency is also what
+// the operators without weights, attention's products, run at, so it
+// reaches every record of the unit, not only those with a format no
+// member covers), or a record on a DRAM type no member covers. The
+// residuals of a fit are then what its overlay predicts.
 func (pl pool) touches(r recInfo, params []Param) bool {
-	covered := func(match func(Param) bool) bool {
-		return slices.ContainsFunc(pl.members, func(j int) bool { return match(params[j]) })
-	}
 	switch defOf(pl.param.Param).scope {
 	case unitScope:
-		if r.unitKind != pl.param.UnitKind || (pl.param.Param == "gemv_efficiency") != r.gemv {
-			return false
-		}
-		return slices.ContainsFunc(append(slices.Clone(r.formats), r.others...), func(f string) bool {
-			return !covered(func(p Param) bool { return p.Dtype == f })
-		})
+		return r.unitKind == pl.param.UnitKind && (pl.param.Param == "gemv_efficiency") == r.gemv
 	case memoryScope:
-		return !covered(func(p Param) bool { return p.Memory == r.memory })
+		return !slices.ContainsFunc(pl.members, func(j int) bool { return params[j].Memory == r.memory })
 	}
 	return false
 }
@@ -533,12 +546,20 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		}
 	}
 	fit := &Fit{}
+	var bare map[string]*runtimes.Profile
+	if opt.Runtime != "" {
+		var err error
+		if recs, names, bare, err = forRuntime(recs, names, opt.Runtime); err != nil {
+			return nil, err
+		}
+		fit.Runtime = bare[opt.Runtime]
+	}
 	use, skipped, err := predictable(recs, "fit")
 	if err != nil {
 		return nil, err
 	}
 	fast := NewPredictor(sim.Analytic)
-	fast.Workers = opt.Workers
+	fast.Workers, fast.Runtimes = opt.Workers, bare
 	// A record the simulator refuses (a unit that cannot read its format)
 	// is skipped with the reason, as validate does.
 	units := make([]string, 0, len(use))
@@ -556,7 +577,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		kept, units = append(kept, r), append(units, unit)
 	}
 	if use = kept; len(use) == 0 {
-		return nil, &InputError{Msg: "no record the simulator can predict: " + skipped[len(skipped)-1].Reason}
+		return nil, &InputError{Msg: "no record the simulator can predict: " + skipped[len(skipped)-1].Reason, Empty: true}
 	}
 	fit.Skipped = skipped
 	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
@@ -606,7 +627,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	final := fast
 	if opt.Fidelity != sim.Analytic {
 		target := NewPredictor(opt.Fidelity)
-		target.Workers = opt.Workers
+		target.Workers, target.Runtimes = opt.Workers, bare
 		final = target
 		for fit.Rounds = 1; fit.Rounds <= 4; fit.Rounds++ {
 			moved, err := p.correct(target, best)
@@ -661,7 +682,7 @@ func predictable(recs []Record, verb string) (use []Record, skipped []Unused, er
 		use = append(use, r)
 	}
 	if len(use) == 0 {
-		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill, decode, gemv or gemm records"}
+		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill, decode, gemv or gemm records", Empty: true}
 	}
 	return use, skipped, nil
 }
@@ -935,7 +956,11 @@ func (pl pool) report(theta []float64, fitted []FitParam, defs []*paramDef, befo
 
 // InputError is a problem with what the user asked for (no usable record,
 // an unknown parameter): the CLI exits 2 on it.
-type InputError struct{ Msg string }
+type InputError struct {
+	Msg string
+	// Empty marks the error of a fit left with no record it can use.
+	Empty bool
+}
 
 func (e *InputError) Error() string { return e.Msg }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -140,11 +141,12 @@ type workload struct {
 	depth, prompt, gen, batch int // depth: tokens in the KV cache before the prompt (llama-bench -d)
 	gpu                       int // llama.cpp's n_gpu_layers: -1 unknown, 0 CPU, >0 GPU
 	backend                   string
-	threads                   int // CPU threads it ran on; 0 unknown (all cores)
+	runtime                   string // the record's runtime (catalog id or file); "" the simulator's default
+	threads                   int    // CPU threads it ran on; 0 unknown (all cores)
 }
 
 func workloadOf(r Record) workload {
-	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, depth: r.Shape.Depth, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend, threads: r.Threads}
+	w := workload{soc: r.SoC, model: r.Model, quant: r.Quant, kv: r.KVDtype, depth: r.Shape.Depth, batch: max(1, r.Shape.Batch), gpu: -1, backend: r.Backend, runtime: r.Runtime, threads: r.Threads}
 	if w.kv == "" {
 		w.kv = "F16"
 	}
@@ -191,15 +193,31 @@ type Predictor struct {
 	// Workers bounds the runs in flight; 0 means GOMAXPROCS.
 	Workers int
 
-	mu     sync.Mutex
-	models map[string]*workloads.Spec
-	chips  map[string]*hw.Chip
-	runs   map[string]*sim.Result
+	// Runtimes, when set, replace the profiles records name by id (a
+	// fit's trial profiles); a record whose runtime is not in it loads
+	// its own.
+	Runtimes map[string]*runtimes.Profile
+
+	mu       sync.Mutex
+	profiles map[string]*runtimes.Profile
+	models   map[string]*workloads.Spec
+	chips    map[string]*hw.Chip
+	runs     map[string]*sim.Result
 }
 
 // NewPredictor makes a predictor at fidelity (analytic, tile or line).
 func NewPredictor(f sim.Fidelity) *Predictor {
-	return &Predictor{Fidelity: f, models: map[string]*workloads.Spec{}, chips: map[string]*hw.Chip{}, runs: map[string]*sim.Result{}}
+	return &Predictor{Fidelity: f, profiles: map[string]*runtimes.Profile{}, models: map[string]*workloads.Spec{}, chips: map[string]*hw.Chip{}, runs: map[string]*sim.Result{}}
+}
+
+// runtime loads a record's runtime once.
+func (p *Predictor) runtime(ref string) (*runtimes.Profile, error) {
+	if p.Runtimes != nil {
+		if rt, ok := p.Runtimes[ref]; ok {
+			return rt, nil
+		}
+	}
+	return cached(&p.mu, p.profiles, ref, 0, func() (*runtimes.Profile, error) { return runtimes.Load(ref) })
 }
 
 func (p *Predictor) model(ref string) (*workloads.Spec, error) {
@@ -219,15 +237,24 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	return res, nil
 }
 
-// run simulates one workload under ov.
+// run simulates one workload under ov. A record that names its runtime
+// runs on the unit that runtime chooses, on the record's threads when it
+// is a CPU (sim.Config.Threads: the cores fill their clusters and draw
+// what they can); else the record's backend and n_gpu_layers name the
+// unit.
 func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Result, error) {
 	chip, err := p.chip(ov, w.soc, nil)
 	if err != nil {
 		return nil, err
 	}
-	unit := unitForRecord(chip, w.gpu, w.backend)
-	if chip, err = p.onThreads(ov, w.soc, unit, w.threads); err != nil {
-		return nil, err
+	var rt *runtimes.Profile
+	unit := ""
+	if w.runtime != "" {
+		if rt, err = p.runtime(w.runtime); err != nil {
+			return nil, err
+		}
+	} else {
+		unit = unitForRecord(chip, w.gpu, w.backend)
 	}
 	m, err := p.model(w.model)
 	if err != nil {
@@ -241,7 +268,7 @@ func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Resu
 	if err != nil {
 		return nil, err
 	}
-	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit,
+	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit, Runtime: rt, Threads: w.threads,
 		Depth: w.depth, Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
 	full, err := sim.Run(ctx, cfg)
 	if sim.IsTimeOverflow(err) {

@@ -92,6 +92,11 @@ type Record struct {
 	Threads int    `json:"threads,omitempty"`
 	// Backend is the runtime's backend ("Metal,BLAS", "CUDA", "CPU").
 	Backend string `json:"backend,omitempty"`
+	// Runtime is the software stack that ran the model: a catalog
+	// runtime id ("rkllm", "llama.cpp-cpu") or a runtime file. A run
+	// predicting the record uses it; empty, the simulator's default
+	// for the chip and format (sim.Choose).
+	Runtime string `json:"runtime,omitempty"`
 	// NGPULayers is llama.cpp's layers offloaded to the GPU; nil when not
 	// known (0 means none: the CPU ran the model).
 	NGPULayers *int `json:"n_gpu_layers,omitempty"`

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -24,10 +26,16 @@ type Point struct {
 	Measured  float64 `json:"measured"`
 	Predicted float64 `json:"predicted"`
 	Error     float64 `json:"error"`
+	// Runtime is the record's runtime ("" when it names none).
+	Runtime string `json:"runtime,omitempty"`
 	// Group is the held-out group the point was predicted from the others
 	// of ("" without --holdout).
-	Group  string `json:"group,omitempty"`
-	Source string `json:"source"`
+	Group string `json:"group,omitempty"`
+	// Unfitted marks a held-out point whose runtime has no records
+	// outside the group: nothing was fitted for it, and the chip's own
+	// figures predicted it.
+	Unfitted bool   `json:"unfitted,omitempty"`
+	Source   string `json:"source"`
 }
 
 // PhaseStats summarises one phase's points.
@@ -132,6 +140,19 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 		if len(groups) < 2 {
 			return nil, &InputError{Msg: fmt.Sprintf("--holdout %s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)}
 		}
+		// Records that name a runtime are predicted with it bare, and each
+		// runtime is fitted on its own records (FitOptions.Runtime): a
+		// held-out chip's RKLLM records learn only from RKLLM elsewhere.
+		pr.Runtimes = map[string]*runtimes.Profile{}
+		for _, r := range use {
+			if _, ok := pr.Runtimes[r.Runtime]; r.Runtime != "" && !ok {
+				p, err := runtimes.Load(r.Runtime)
+				if err != nil {
+					return nil, &InputError{Msg: r.Source + ": " + err.Error()}
+				}
+				pr.Runtimes[r.Runtime] = p.Bare()
+			}
+		}
 		for _, g := range groups {
 			var train, test []Record
 			for _, r := range use {
@@ -141,14 +162,34 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 					train = append(train, r)
 				}
 			}
-			fopt := opt.Fit
-			fopt.Fidelity, fopt.Workers = opt.Fidelity, opt.Workers
-			fit, err := FitRecords(ctx, train, fopt)
-			if err != nil {
-				return nil, err
+			byRuntime := map[string][]Record{}
+			for _, r := range test {
+				byRuntime[r.Runtime] = append(byRuntime[r.Runtime], r)
 			}
-			if err := v.predict(ctx, pr, test, fit.Overlay, g); err != nil {
-				return nil, err
+			for _, id := range slices.Sorted(maps.Keys(byRuntime)) {
+				fopt := opt.Fit
+				fopt.Fidelity, fopt.Workers, fopt.Runtime = opt.Fidelity, opt.Workers, id
+				var fit *Fit
+				var err error
+				unfitted := true
+				if trainRT := ofRuntime(train, id); len(trainRT) > 0 {
+					fit, err = FitRecords(ctx, trainRT, fopt)
+					var ie *InputError
+					if unfitted = errors.As(err, &ie) && ie.Empty; err != nil && !unfitted {
+						return nil, err
+					}
+				}
+				var ov *Overlay
+				if !unfitted {
+					ov = fit.Overlay
+				}
+				n := len(v.Points)
+				if err := v.predict(ctx, pr, byRuntime[id], ov, g); err != nil {
+					return nil, err
+				}
+				for i := n; i < len(v.Points); i++ {
+					v.Points[i].Unfitted = unfitted
+				}
 			}
 		}
 	default:
@@ -156,6 +197,17 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 	}
 	v.summarise()
 	return v, nil
+}
+
+// ofRuntime is the records that name runtime id ("" : those naming none).
+func ofRuntime(recs []Record, id string) []Record {
+	var out []Record
+	for _, r := range recs {
+		if r.Runtime == id {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // pointOf sets a record against its prediction. A kernel's point names
@@ -170,7 +222,7 @@ func pointOf(r Record, pred float64, group string) Point {
 		model += ", " + plural(r.Threads, "thread", "threads")
 	}
 	return Point{SoC: r.SoC, Model: model, Quant: r.Quant, Phase: PhaseOf(r.Kind), Depth: r.Shape.Depth, Kind: r.Kind, Unit: r.Unit,
-		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Group: group, Source: r.Source}
+		Measured: r.Value, Predicted: pred, Error: pred/r.Value - 1, Runtime: r.Runtime, Group: group, Source: r.Source}
 }
 
 // TTFT is the summary of the time to first token that the prefill

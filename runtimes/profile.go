@@ -8,6 +8,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed catalog/*.yaml
@@ -221,6 +222,19 @@ func Default(kind, vendor string, formats []string) *Profile {
 	}
 	return nil
 }
+
+// Bare returns the profile without its measured figures (efficiencies
+// and dispatch cost): what a fit of the runtime runs, so the chip's own
+// figures stand until the fit replaces them.
+func (p *Profile) Bare() *Profile {
+	q := *p
+	q.Efficiency, q.Dispatch = Efficiency{}, 0
+	return &q
+}
+
+// Encode prints the profile as the YAML a catalog file or --runtime FILE
+// holds.
+func (p *Profile) Encode() ([]byte, error) { return yaml.Marshal(p) }
 
 // Generic reports whether the runtime runs on any vendor's chips (its
 // vendors list is empty), as llama.cpp's CPU and Vulkan backends do.

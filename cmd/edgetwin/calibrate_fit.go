@@ -9,6 +9,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
@@ -73,7 +74,7 @@ func calibrationErr(err error) error {
 }
 
 func newCalibrateFit() *cobra.Command {
-	var out, params, fidelity string
+	var out, params, fidelity, runtimeID string
 	var starts int
 	cmd := &cobra.Command{
 		Use:   "fit RECORDS.jsonl... -o OVERLAY.yaml",
@@ -90,9 +91,18 @@ simulate --calibration OVERLAY.yaml.
 
 Above the analytic fidelity the fit runs on the analytic model corrected per
 record by the ratio of the two fidelities at the current parameters, repeated
-until the ratio settles; the residuals printed are at --fidelity.`,
+until the ratio settles; the residuals printed are at --fidelity.
+
+With --runtime ID the fit is that runtime's: only the records naming it
+(their "runtime" field), only the figures a runtime profile carries (GEMM and
+GEMV efficiency by weight format, dispatch cost, DRAM share), each record run
+with the runtime's own measured figures set aside, and -o is the runtime
+profile to write: the runtime as it was, with the fitted figures, each cited
+to the records, and a basis naming the records and chips they rest on.
+simulate --runtime PROFILE.yaml runs it on any chip its units fit.`,
 		Example: `  edgetwin calibrate fit m1.jsonl -o m1.yaml
-  edgetwin calibrate fit a.jsonl b.jsonl -o cal.yaml --params gemv_efficiency,seq_efficiency --fidelity analytic`,
+  edgetwin calibrate fit a.jsonl b.jsonl -o cal.yaml --params gemv_efficiency,seq_efficiency --fidelity analytic
+  edgetwin calibrate fit examples/public/records.jsonl --runtime rkllm -o rkllm.yaml --fidelity analytic`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if out == "" {
@@ -117,10 +127,25 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 			}
 			fit, err := calibrate.FitRecords(cmd.Context(), recs, calibrate.FitOptions{
 				Params: paramList(params), Fidelity: fid, Starts: starts,
-				Source: fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
+				Source:  fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
+				Runtime: runtimeID,
 			})
 			if err != nil {
 				return calibrationErr(err)
+			}
+			if runtimeID != "" {
+				data, err := fit.Profile(strings.Join(files, ", ")).Encode()
+				if err != nil {
+					return err
+				}
+				if err := atomicfile.WriteFile(out, data); err != nil {
+					return fmt.Errorf("-o %s: %w", out, err)
+				}
+				if err := reports.WriteFit(cmd.OutOrStdout(), fit); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: runtime %s %s\n", out, runtimeID, fit.Profile("").Basis)
+				return nil
 			}
 			// The overlay is written before the report is printed, so a
 			// closed stdout never loses the fit.
@@ -139,11 +164,12 @@ until the ratio settles; the residuals printed are at --fidelity.`,
 	fl.StringVar(&params, "params", "", "parameters to fit, comma-separated: "+strings.Join(calibrate.ParamNames(), ", ")+" (default "+strings.Join(calibrate.DefaultFitParams, ",")+")")
 	fl.StringVar(&fidelity, "fidelity", string(sim.Tile), "the fidelity the overlay answers to: analytic, tile or line")
 	fl.IntVar(&starts, "starts", 2, "starting points of the optimisation")
+	fl.StringVar(&runtimeID, "runtime", "", "fit this runtime's figures on the records naming it; -o is then its runtime profile")
 	return cmd
 }
 
 func newCalibrateValidate() *cobra.Command {
-	var calPath, holdout, format, plotTo, fidelity, params string
+	var calPath, holdout, format, plotTo, fidelity, params, doc string
 	cmd := &cobra.Command{
 		Use:   "validate RECORDS.jsonl... [--calibration OVERLAY.yaml]",
 		Short: "Predicted vs measured for every record: error per point, MAPE and worst case by phase",
@@ -151,9 +177,18 @@ func newCalibrateValidate() *cobra.Command {
 given) and prints each point's measured and predicted figure and signed error,
 then the mean absolute percentage error and the worst point by phase. With
 --holdout chip (or model) each chip's (model's) records are predicted from an
-overlay fitted on all the other records instead: leave one group out.`,
+overlay fitted on all the other records instead: leave one group out. Records
+that name their runtime are predicted with it, and a hold-out fits each
+runtime on that runtime's records alone (calibrate fit --runtime).
+
+--doc FILE runs all three splits (the records as the shipped profiles predict
+them, leave one chip out, leave one model out) and writes the validation
+report in Markdown: the MAPE of each split, per runtime × chip the count, MAPE,
+worst point and what the runtime's figures rest on. docs/validation.md is that
+report for the public measurements in examples/public/.`,
 		Example: `  edgetwin calibrate validate m2.jsonl --calibration m1.yaml
-  edgetwin calibrate validate all.jsonl --holdout chip --format json --plot pred.png`,
+  edgetwin calibrate validate all.jsonl --holdout chip --format json --plot pred.png
+  edgetwin calibrate validate examples/public/records.jsonl --fidelity analytic --doc docs/validation.md`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			f, err := checkOutput(format, plotTo)
@@ -173,6 +208,14 @@ overlay fitted on all the other records instead: leave one group out.`,
 			if holdout != "" && calPath != "" {
 				return inputErrorf("--holdout fits its own overlays: leave out --calibration")
 			}
+			if doc != "" && (holdout != "" || calPath != "" || plotTo != "") {
+				return inputErrorf("--doc runs every split with the shipped profiles: leave out --holdout, --calibration and --plot")
+			}
+			if doc != "" {
+				if err := checkOutFile("--doc", doc); err != nil {
+					return err
+				}
+			}
 			var ov *calibrate.Overlay
 			if calPath != "" {
 				if ov, err = calibrate.ReadOverlay(calPath); err != nil {
@@ -182,6 +225,24 @@ overlay fitted on all the other records instead: leave one group out.`,
 			recs, err := readRecords(cmd, files)
 			if err != nil {
 				return err
+			}
+			if doc != "" {
+				runs := map[string]*calibrate.Validation{}
+				for _, h := range reports.ValidationSplits {
+					v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
+						Fidelity: fid, Holdout: h, Fit: calibrate.FitOptions{Params: paramList(params)}})
+					if err != nil {
+						return calibrationErr(err)
+					}
+					runs[h] = v
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d points, decode MAPE %.1f%%\n", reports.SplitName(h), len(v.Points), 100*v.MAPE[calibrate.PhaseDecode])
+				}
+				command := "edgetwin calibrate validate " + strings.Join(files, " ") + " --fidelity " + string(fid) + " --doc " + doc
+				if err := atomicfile.WriteFile(doc, reports.ValidationDoc(runs, command)); err != nil {
+					return fmt.Errorf("--doc %s: %w", doc, err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", doc)
+				return nil
 			}
 			v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
 				Overlay: ov, Fidelity: fid, Holdout: holdout, Fit: calibrate.FitOptions{Params: paramList(params)},
@@ -207,5 +268,6 @@ overlay fitted on all the other records instead: leave one group out.`,
 	fl.StringVar(&plotTo, "plot", "", "draw predicted vs measured with the y = x line to FILE (.png, .svg, .pdf)")
 	fl.StringVar(&fidelity, "fidelity", string(sim.Tile), "model detail: analytic, tile or line")
 	fl.StringVar(&params, "params", "", "with --holdout: the parameters each fit fits (as calibrate fit --params)")
+	fl.StringVar(&doc, "doc", "", "run every split and write the validation report (Markdown) to FILE")
 	return cmd
 }
