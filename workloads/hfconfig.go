@@ -57,7 +57,8 @@ var hfFamilies = map[string]hfFamily{
 	"starcoder2": {tied: true, plain: true, qkvBias: true, biasKey: "use_bias", class: "Starcoder2Config", defaults: map[string]int{"num_key_value_heads": 2}},
 	"granite":    {biasKey: "attention_bias"}, // the four multipliers scale activations, not sizes
 	"olmo2":      {qkNorm: true, biasKey: "attention_bias"},
-	"internlm2":  {qkvBias: true, biasKey: "bias"}, // fused wqkv holds the q, k, v weights
+	"olmoe":      {qkNorm: true, experts: "num_experts"}, // OlmoeConfig: q and k norms, intermediate_size a routed expert's, no shared one
+	"internlm2":  {qkvBias: true, biasKey: "bias"},       // fused wqkv holds the q, k, v weights
 	"smollm3":    {tied: true, biasKey: "attention_bias", class: "SmolLM3Config", defaults: map[string]int{"num_key_value_heads": 4}},
 	"exaone":     {tied: true, layersKey: "num_layers"},
 	"gpt_neox":   {plain: true, qkvBias: true, biasKey: "attention_bias"}, // fused query_key_value

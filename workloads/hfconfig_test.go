@@ -263,6 +263,12 @@ func TestParseHFConfigFamilies(t *testing.T) {
 		{"olmo2", `{"model_type":"olmo2","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,"num_attention_heads":32,"num_hidden_layers":2,"vocab_size":100}`,
 			0, 0, func(m Model) bool { return m.QKNorm && !m.QKVBias && !m.PostNorms && !m.TiedEmbeddings },
 			"q and k norms; its two norms a block sit after the sub-layers, the same count as before"},
+		{"olmoe", `{"model_type":"olmoe","hidden_size":2048,"intermediate_size":1024,"max_position_embeddings":4096,"num_attention_heads":16,
+			"num_hidden_layers":16,"num_key_value_heads":16,"num_experts":64,"num_experts_per_tok":8,"vocab_size":50304,"tie_word_embeddings":false}`,
+			6.9e9, 0.005, func(m Model) bool {
+				return m.MoE.Experts == 64 && m.MoE.Active == 8 && m.FFN == 1024 && m.MoE.Shared == 0 && m.QKNorm && !m.QKVBias && !m.TiedEmbeddings
+			},
+			"OLMoE-1B-7B: 6.9B total (arXiv:2409.02060), 64 experts of 1024, 8 routed a token"},
 		{"smollm3 defaults", `{"model_type":"smollm3","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,"num_attention_heads":16,"num_hidden_layers":2,"vocab_size":100}`,
 			0, 0, func(m Model) bool { return m.KVHeads == 4 && m.TiedEmbeddings && !m.QKVBias },
 			"SmolLM3Config: 4 KV heads, tied"},
@@ -338,7 +344,7 @@ func TestParseHFConfigErrors(t *testing.T) {
 			`c.json:8: field head_dim: 0 is not allowed: must be a positive integer`},
 		{"unsupported type", with(`"llama"`, `"bert"`),
 			`c.json:2: field model_type: "bert" is not supported: use one of exaone, gemma, gemma2, gemma3, gemma3_text, gpt_neox, granite, internlm2, ` +
-				`llama, mistral, mixtral, olmo2, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2`},
+				`llama, mistral, mixtral, olmo2, olmoe, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2`},
 		{"model_type not a string", with(`"llama"`, `42`),
 			`c.json:2: field model_type: 42 is not supported: use one of exaone, gemma`},
 		{"missing model_type", with(`"model_type": "llama",`, ``),
