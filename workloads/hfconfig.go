@@ -341,8 +341,8 @@ func IsHFConfig(data []byte) bool {
 // Approximations, each a small fraction of a percent of the parameters:
 // Model's norms have weights only and it has no biases on the attention
 // output, the FFN or the logits, so LayerNorm biases (phi, stablelm,
-// starcoder2, gpt_neox) and those biases are left out; olmo2's q and k
-// norms span all heads but count as per-head norms; stablelm's per-head
+// starcoder2, gpt_neox) and those biases are left out; olmo2's and olmoe's
+// q and k norms span all heads but count as per-head norms; stablelm's per-head
 // q/k LayerNorms count once. Parallel attention and FFN (phi, gpt_neox),
 // norms after rather than before each sub-layer (olmo2), granite's
 // embedding, attention, residual and logit multipliers and NoPE layers
@@ -353,7 +353,8 @@ func IsHFConfig(data []byte) bool {
 //
 // MoE: mixtral's num_local_experts, the Qwen MoE models' num_experts,
 // moe_intermediate_size and shared_expert_intermediate_size (one shared
-// expert when non-zero); num_experts_per_tok for all. Every MoE layer is
+// expert when non-zero), olmoe's num_experts of intermediate_size each;
+// num_experts_per_tok for all. Every MoE layer is
 // assumed sparse (decoder_sparse_step and mlp_only_layers are ignored), and
 // Qwen2-MoE's one-output shared_expert_gate is left out (hidden parameters
 // a layer).
