@@ -173,7 +173,7 @@ func TestReadIsStrict(t *testing.T) {
 		line string
 		want string
 	}{
-		{`{"kind":"decode","soc":"apple-m2","valeu":1}`, "r.jsonl:2: field valeu: unknown field; allowed: kind, soc, soc_digest, device, model, quant, model_size, model_params, kv_dtype, kernel, shape, dtype, threads, backend, n_gpu_layers, value, unit, reps, stddev, conditions, source, time, notes"},
+		{`{"kind":"decode","soc":"apple-m2","valeu":1}`, "r.jsonl:2: field valeu: unknown field; allowed: kind, soc, soc_digest, device, model, quant, model_size, model_params, kv_dtype, kernel, shape, dtype, threads, backend, runtime, n_gpu_layers, value, unit, reps, stddev, conditions, source, time, notes"},
 		{strings.Replace(good, `"value"`, `"conditions":{"ambiant_c":20},"value"`, 1), "r.jsonl:2: field conditions.ambiant_c: unknown field; allowed: ambient_c, start_temp_c, clocks, temps, os, firmware_date, tool_version, build"},
 		{strings.Replace(good, `"gen":128`, `"gen":128,"seq":2`, 1), "r.jsonl:2: field shape.seq: unknown field"},
 		{strings.Replace(good, `"kind"`, `"KIND"`, 1), "r.jsonl:2: field KIND: unknown field"},

@@ -92,6 +92,9 @@ type Record struct {
 	Threads int    `json:"threads,omitempty"`
 	// Backend is the runtime's backend ("Metal,BLAS", "CUDA", "CPU").
 	Backend string `json:"backend,omitempty"`
+	// Runtime is the software stack that ran the model: a runtimes catalog
+	// id ("rkllm", "llama.cpp-cpu") or a runtime file.
+	Runtime string `json:"runtime,omitempty"`
 	// NGPULayers is llama.cpp's layers offloaded to the GPU; nil when not
 	// known (0 means none: the CPU ran the model).
 	NGPULayers *int `json:"n_gpu_layers,omitempty"`
