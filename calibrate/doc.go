@@ -10,7 +10,7 @@
 // random_read, memcpy, gemv, gemm, decoder, prefill, decode), the chip it
 // ran on (a catalog id, or a chip file's path with its [Digest]), what ran
 // (model — a catalog id, a model YAML or a Hugging Face config.json — and
-// quant, or kernel, shape and dtype; threads, backend), the
+// quant, or kernel, shape and dtype; threads, backend, the runtime), the
 // figure with its unit ("tokens/s", "B/s", "s", "ops/s"), the repetitions
 // and their spread, the conditions (temperatures, clocks, OS, firmware,
 // tool version and build) and where it came from. On disk it is one JSON

@@ -12,8 +12,8 @@
 // as YAML in ModelFiles (models/<id>.yaml, every figure with a source);
 // ParseHFConfig reads a Hugging Face config.json instead: the llama,
 // mistral/mixtral, qwen2/qwen3 (and MoE), gemma 1-3, phi and phi3, stablelm,
-// starcoder2, gpt_neox, granite, olmo2, internlm2, smollm3 and exaone
-// model_types, and gemma3's language model nested under text_config (its
+// starcoder2, gpt_neox, granite, olmo2 and olmoe, internlm2, smollm3, exaone
+// and chatglm model_types, and gemma3's language model nested under text_config (its
 // doc comment lists them and what is approximated). Validate before use:
 //
 //	m, err := workloads.ParseHFConfig("config.json", data)

@@ -23,7 +23,10 @@ type hfFamily struct {
 	qkNorm    bool   // per-head q and k norms (the default when qkNormKey is set)
 	qkNormKey string // boolean key that turns the q and k norms on or off ("" = fixed)
 	postNorms bool   // norms after attention and after the FFN
-	layersKey string // key of the layer count ("" = num_hidden_layers)
+	// keys renames the standard keys a family keeps under its own names
+	// (ChatGLM's num_layers for num_hidden_layers).
+	keys      map[string]string
+	kvSwitch  string // boolean key that, false, gives every head its own K and V ("" = none)
 	experts   string // key of the routed-expert count ("" for dense)
 	expertFFN string // key of the per-expert size ("" = intermediate_size)
 	sharedFFN string // key of the shared expert size ("" = no shared expert)
@@ -57,10 +60,19 @@ var hfFamilies = map[string]hfFamily{
 	"starcoder2": {tied: true, plain: true, qkvBias: true, biasKey: "use_bias", class: "Starcoder2Config", defaults: map[string]int{"num_key_value_heads": 2}},
 	"granite":    {biasKey: "attention_bias"}, // the four multipliers scale activations, not sizes
 	"olmo2":      {qkNorm: true, biasKey: "attention_bias"},
-	"internlm2":  {qkvBias: true, biasKey: "bias"}, // fused wqkv holds the q, k, v weights
+	"olmoe":      {qkNorm: true, experts: "num_experts"}, // OlmoeConfig: q and k norms, intermediate_size a routed expert's, no shared one
+	"internlm2":  {qkvBias: true, biasKey: "bias"},       // fused wqkv holds the q, k, v weights
 	"smollm3":    {tied: true, biasKey: "attention_bias", class: "SmolLM3Config", defaults: map[string]int{"num_key_value_heads": 4}},
-	"exaone":     {tied: true, layersKey: "num_layers"},
-	"gpt_neox":   {plain: true, qkvBias: true, biasKey: "attention_bias"}, // fused query_key_value
+	"exaone":     {tied: true, keys: map[string]string{"num_hidden_layers": "num_layers"}},
+	// ChatGLM2 and 3: q, k, v biases (add_qkv_bias) and none elsewhere
+	// (add_bias_linear), a gated FFN (dense_h_to_4h holds gate and up), an
+	// untied output_layer; multi_query_group_num K and V heads when
+	// multi_query_attention is set. Rotary on half of each head changes no
+	// size.
+	"chatglm": {biasKey: "add_qkv_bias", kvSwitch: "multi_query_attention", keys: map[string]string{
+		"num_hidden_layers": "num_layers", "intermediate_size": "ffn_hidden_size", "vocab_size": "padded_vocab_size",
+		"max_position_embeddings": "seq_length", "num_key_value_heads": "multi_query_group_num", "head_dim": "kv_channels"}},
+	"gpt_neox": {plain: true, qkvBias: true, biasKey: "attention_bias"}, // fused query_key_value
 }
 
 // hfNested are the model_type values whose language model is the object
@@ -310,17 +322,22 @@ func IsHFConfig(data []byte) bool {
 // ParseHFConfig reads a Hugging Face config.json into a Model. filename is
 // used in errors and to name the model when "_name_or_path" is absent.
 //
-// Supported model_type values: exaone, gemma, gemma2, gemma3, gemma3_text,
-// gpt_neox, granite, internlm2, llama, mistral, mixtral, olmo2, phi, phi3,
-// qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2
-// (SmolLM and SmolLM2 ship as llama). Unknown keys are ignored; head_dim is
+// Supported model_type values: chatglm, exaone, gemma, gemma2, gemma3,
+// gemma3_text, gpt_neox, granite, internlm2, llama, mistral, mixtral, olmo2,
+// olmoe, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm,
+// starcoder2 (SmolLM and SmolLM2 ship as llama). Unknown keys are ignored; head_dim is
 // honoured when given (and not null); tie_word_embeddings defaults as in
 // transformers (true for gemma, gemma2, gemma3_text, starcoder2, smollm3 and
 // exaone, false otherwise); num_key_value_heads defaults to
 // num_attention_heads, except where the configuration class says otherwise
 // (stablelm 32, starcoder2 2, smollm3 4, gemma3_text 4). exaone counts its
 // layers in num_layers (and needs intermediate_size, which ExaoneConfig
-// would derive). phi, starcoder2 and gpt_neox have plain FFNs (up, down).
+// would derive). chatglm (ChatGLM2 and 3) names its sizes num_layers,
+// ffn_hidden_size, padded_vocab_size, seq_length, kv_channels (the head
+// dimension) and multi_query_group_num (its K and V heads, when
+// multi_query_attention is true; else every head has its own), with q, k, v
+// biases when add_qkv_bias is. phi, starcoder2 and gpt_neox have plain FFNs
+// (up, down).
 // Biases on q, k and v are fixed for qwen2 and phi and follow a key
 // elsewhere: attention_bias (granite, olmo2, smollm3: default false;
 // gpt_neox: true), use_qkv_bias (stablelm, false), use_bias (starcoder2,
@@ -340,8 +357,8 @@ func IsHFConfig(data []byte) bool {
 // Approximations, each a small fraction of a percent of the parameters:
 // Model's norms have weights only and it has no biases on the attention
 // output, the FFN or the logits, so LayerNorm biases (phi, stablelm,
-// starcoder2, gpt_neox) and those biases are left out; olmo2's q and k
-// norms span all heads but count as per-head norms; stablelm's per-head
+// starcoder2, gpt_neox) and those biases are left out; olmo2's and olmoe's
+// q and k norms span all heads but count as per-head norms; stablelm's per-head
 // q/k LayerNorms count once. Parallel attention and FFN (phi, gpt_neox),
 // norms after rather than before each sub-layer (olmo2), granite's
 // embedding, attention, residual and logit multipliers and NoPE layers
@@ -352,7 +369,8 @@ func IsHFConfig(data []byte) bool {
 //
 // MoE: mixtral's num_local_experts, the Qwen MoE models' num_experts,
 // moe_intermediate_size and shared_expert_intermediate_size (one shared
-// expert when non-zero); num_experts_per_tok for all. Every MoE layer is
+// expert when non-zero), olmoe's num_experts of intermediate_size each;
+// num_experts_per_tok for all. Every MoE layer is
 // assumed sparse (decoder_sparse_step and mlp_only_layers are ignored), and
 // Qwen2-MoE's one-output shared_expert_gate is left out (hidden parameters
 // a layer).
@@ -470,24 +488,29 @@ func (r *hfReader) model(family string) Model {
 	if fam.plain {
 		m.FFNKind = FFNPlain
 	}
-	r.size(&m.Layers, "layers", cmp.Or(fam.layersKey, "num_hidden_layers"), true)
+	key := func(std string) string { return cmp.Or(fam.keys[std], std) }
+	r.size(&m.Layers, "layers", key("num_hidden_layers"), true)
 	r.size(&m.Hidden, "hidden", "hidden_size", true)
 	r.size(&m.Heads, "heads", "num_attention_heads", true)
-	r.size(&m.Vocab, "vocab", "vocab_size", true)
-	r.size(&m.MaxContext, "max_context", "max_position_embeddings", true)
-	r.size(&m.FFN, "ffn", cmp.Or(fam.expertFFN, "intermediate_size"), true)
+	r.size(&m.Vocab, "vocab", key("vocab_size"), true)
+	r.size(&m.MaxContext, "max_context", key("max_position_embeddings"), true)
+	r.size(&m.FFN, "ffn", cmp.Or(fam.expertFFN, key("intermediate_size")), true)
 	if r.err != nil {
 		return m
 	}
 	m.KVHeads = m.Heads
-	if !r.size(&m.KVHeads, "kv_heads", "num_key_value_heads", false) && r.err == nil {
+	grouped := true
+	if fam.kvSwitch != "" {
+		r.flag(&grouped, fam.kvSwitch, false)
+	}
+	if !grouped || !r.size(&m.KVHeads, "kv_heads", key("num_key_value_heads"), false) && r.err == nil {
 		r.from["kv_heads"] = "num_attention_heads"
 		if c, ok := r.sources["heads"]; ok {
 			r.sources["kv_heads"] = c
 		}
 	}
-	if r.size(&m.HeadDim, "head_dim", "head_dim", false) && m.HeadDim <= 0 {
-		r.err = r.d.errorf("head_dim", "%d is not allowed: must be a positive integer", m.HeadDim)
+	if r.size(&m.HeadDim, "head_dim", key("head_dim"), false) && m.HeadDim <= 0 {
+		r.err = r.d.errorf(key("head_dim"), "%d is not allowed: must be a positive integer", m.HeadDim)
 	}
 	r.flag(&m.TiedEmbeddings, "tie_word_embeddings", fam.tied)
 	r.flag(&m.QKVBias, fam.biasKey, fam.qkvBias)

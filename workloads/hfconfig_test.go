@@ -263,6 +263,12 @@ func TestParseHFConfigFamilies(t *testing.T) {
 		{"olmo2", `{"model_type":"olmo2","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,"num_attention_heads":32,"num_hidden_layers":2,"vocab_size":100}`,
 			0, 0, func(m Model) bool { return m.QKNorm && !m.QKVBias && !m.PostNorms && !m.TiedEmbeddings },
 			"q and k norms; its two norms a block sit after the sub-layers, the same count as before"},
+		{"olmoe", `{"model_type":"olmoe","hidden_size":2048,"intermediate_size":1024,"max_position_embeddings":4096,"num_attention_heads":16,
+			"num_hidden_layers":16,"num_key_value_heads":16,"num_experts":64,"num_experts_per_tok":8,"vocab_size":50304,"tie_word_embeddings":false}`,
+			6.9e9, 0.005, func(m Model) bool {
+				return m.MoE.Experts == 64 && m.MoE.Active == 8 && m.FFN == 1024 && m.MoE.Shared == 0 && m.QKNorm && !m.QKVBias && !m.TiedEmbeddings
+			},
+			"OLMoE-1B-7B: 6.9B total (arXiv:2409.02060), 64 experts of 1024, 8 routed a token"},
 		{"smollm3 defaults", `{"model_type":"smollm3","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,"num_attention_heads":16,"num_hidden_layers":2,"vocab_size":100}`,
 			0, 0, func(m Model) bool { return m.KVHeads == 4 && m.TiedEmbeddings && !m.QKVBias },
 			"SmolLM3Config: 4 KV heads, tied"},
@@ -271,6 +277,18 @@ func TestParseHFConfigFamilies(t *testing.T) {
 				return m.Layers == 2 && m.TiedEmbeddings && m.Sources["layers"] == "exaone.json:1 num_layers"
 			},
 			"ExaoneConfig: layers in num_layers, tied by default"},
+		{"chatglm", `{"model_type":"chatglm","num_layers":28,"hidden_size":4096,"num_attention_heads":32,"kv_channels":128,
+			"multi_query_attention":true,"multi_query_group_num":2,"ffn_hidden_size":13696,"seq_length":8192,"padded_vocab_size":65024,
+			"add_qkv_bias":true,"tie_word_embeddings":false}`,
+			6243584000, 0, func(m Model) bool {
+				return m.Layers == 28 && m.KVHeads == 2 && m.FFN == 13696 && m.Vocab == 65024 && m.MaxContext == 8192 && m.QKVBias &&
+					m.gated() && m.Sources["kv_heads"] == "chatglm.json:2 multi_query_group_num"
+			},
+			"ChatGLM3-6B by hand: 2·65024·4096 embedding and output, 28 layers of 4096·4608 qkv + 4608 biases, 4096² dense, 3·4096·13696 FFN, two norms; one final norm"},
+		{"chatglm without multi-query attention", `{"model_type":"chatglm","num_layers":2,"hidden_size":64,"num_attention_heads":32,
+			"multi_query_group_num":2,"ffn_hidden_size":128,"seq_length":16,"padded_vocab_size":100}`,
+			0, 0, func(m Model) bool { return m.KVHeads == 32 && !m.QKVBias && !m.TiedEmbeddings },
+			"ChatGLMConfig: multi_query_attention and add_qkv_bias false unless set; the group count then does not apply"},
 		{"gemma3_text defaults", `{"model_type":"gemma3_text","hidden_size":640,"intermediate_size":2048,"num_hidden_layers":18}`,
 			0, 0, func(m Model) bool {
 				return m.Heads == 8 && m.KVHeads == 4 && m.HeadDim == 256 && m.Vocab == 262208 && m.MaxContext == 131072 && m.QKNorm && m.PostNorms
@@ -337,12 +355,12 @@ func TestParseHFConfigErrors(t *testing.T) {
 		{"head_dim zero", with(`"vocab_size": 32000`, `"vocab_size": 32000, "head_dim": 0`),
 			`c.json:8: field head_dim: 0 is not allowed: must be a positive integer`},
 		{"unsupported type", with(`"llama"`, `"bert"`),
-			`c.json:2: field model_type: "bert" is not supported: use one of exaone, gemma, gemma2, gemma3, gemma3_text, gpt_neox, granite, internlm2, ` +
-				`llama, mistral, mixtral, olmo2, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2`},
+			`c.json:2: field model_type: "bert" is not supported: use one of chatglm, exaone, gemma, gemma2, gemma3, gemma3_text, gpt_neox, granite, internlm2, ` +
+				`llama, mistral, mixtral, olmo2, olmoe, phi, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, smollm3, stablelm, starcoder2`},
 		{"model_type not a string", with(`"llama"`, `42`),
-			`c.json:2: field model_type: 42 is not supported: use one of exaone, gemma`},
+			`c.json:2: field model_type: 42 is not supported: use one of chatglm, exaone, gemma`},
 		{"missing model_type", with(`"model_type": "llama",`, ``),
-			`c.json:1: field model_type: missing: must be one of exaone, gemma, gemma2`},
+			`c.json:1: field model_type: missing: must be one of chatglm, exaone, gemma, gemma2`},
 		{"too many experts active", `{"model_type":"mixtral","hidden_size":64,"intermediate_size":128,"max_position_embeddings":16,
 "num_attention_heads":4,"num_hidden_layers":2,"vocab_size":100,"num_local_experts":2,"num_experts_per_tok":3}`,
 			`c.json:2: field num_experts_per_tok: 3 is not allowed: must be from 1 to experts (2)`},
