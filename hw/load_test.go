@@ -348,8 +348,8 @@ func TestThermalPackages(t *testing.T) {
 	want := map[string]string{
 		"snapdragon-8-gen2": "phone", "snapdragon-8-gen3": "phone", "snapdragon-8-elite": "phone",
 		"snapdragon-8-elite-gen5": "phone", "dimensity-9300": "phone", "apple-a17-pro": "phone",
-		"apple-m2": "laptop-fanless", "apple-m2-max": "laptop-fan", "snapdragon-x-elite": "laptop-fan",
-		"jetson-orin-nano": "board-fan", "jetson-agx-orin": "board-fan", "raspberry-pi-5": "board-bare",
+		"apple-m2": "laptop-fanless", "apple-m2-max": "laptop-fan", "apple-m2-ultra": "laptop-fan", "snapdragon-x-elite": "laptop-fan",
+		"jetson-orin-nano": "board-fan", "jetson-agx-orin": "board-fan", "raspberry-pi-5": "board-bare", "raspberry-pi-5-16gb": "board-bare",
 		"rk3588": "board-heatsink", "rk3576": "board-heatsink", "seed-a": "phone", "seed-b": "phone", "seed-c": "phone",
 	}
 	for _, id := range ChipIDs() {

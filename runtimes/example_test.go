@@ -11,5 +11,5 @@ import (
 func ExampleDefault() {
 	p := runtimes.Default("gpu", "Qualcomm", []string{"Q4_0", "Q6_K"})
 	fmt.Println(p.ID, p.Graph, p.Efficiency.GEMM["q4_0"])
-	// Output: llama.cpp-opencl per-op 11.95%
+	// Output: llama.cpp-opencl per-op 12.419%
 }

@@ -1,6 +1,7 @@
 package runtimes
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"slices"
@@ -234,7 +235,18 @@ func (p *Profile) Bare() *Profile {
 
 // Encode prints the profile as the YAML a catalog file or --runtime FILE
 // holds.
-func (p *Profile) Encode() ([]byte, error) { return yaml.Marshal(p) }
+func (p *Profile) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2) // the catalog's own indent
+	if err := e.Encode(p); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
 
 // Generic reports whether the runtime runs on any vendor's chips (its
 // vendors list is empty), as llama.cpp's CPU and Vulkan backends do.
