@@ -20,10 +20,6 @@ const (
 	publicREADME  = "examples/public/README.md"
 )
 
-// pendingChips are chip ids the records use before the catalog has them:
-// apple-m2-ultra is being added on another branch.
-var pendingChips = map[string]bool{"apple-m2-ultra": true}
-
 // TestPublicRecords holds examples/public together: its records read
 // cleanly, every data line of the CSV is the source of a record or is named
 // in the README's "Rows not converted" table (so a new row cannot be
@@ -69,11 +65,7 @@ func TestPublicRecords(t *testing.T) {
 		if !chips[r.SoC] {
 			chips[r.SoC] = true
 			if _, err := hw.LoadChip(r.SoC, nil); err != nil {
-				if pendingChips[r.SoC] {
-					t.Logf("chip %s not loaded (pending in the catalog): %v", r.SoC, err)
-				} else {
-					t.Errorf("%s: chip: %v", r.Source, err)
-				}
+				t.Errorf("%s: chip: %v", r.Source, err)
 			}
 		}
 		if !models[r.Model] {
