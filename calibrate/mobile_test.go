@@ -14,13 +14,22 @@ import (
 // times to first token), converted as examples/calibration/README.md says.
 const mobileRecords = "../examples/calibration/mobile.jsonl"
 
-// TestMobileRecords predicts every phone record with the catalog chips
-// as they stand (no calibration), then each model from a fit on the
-// other models (validate --holdout model), and prints both tables: the
-// twin's accuracy on chips, runtimes and models it was never fitted to.
-// It holds that every record is predicted (none skipped, every figure
-// finite and positive) and that the hold-out fit does better than no
-// fit on decode.
+// maxHoldoutDecodeMAPE bounds the decode error of a model predicted from
+// a fit on the other phone models. It was 19.3% when the public profiles
+// were installed (2026-12-03); the margin allows a refit to move it, not
+// a regression to double it.
+const maxHoldoutDecodeMAPE = 0.25
+
+// TestMobileRecords predicts every phone record with the catalog as it
+// ships, then each model from a fit on the other models (validate
+// --holdout model), and prints both tables. The shipped runtime profiles
+// were fitted on examples/public, which carries these same rows, so the
+// first table is in-sample and the second is the cost of generalising to
+// a model the fit never saw. It holds that every record is predicted
+// (none skipped, every figure finite and positive), that in-sample beats
+// out-of-sample on decode (if it does not, the shipped profiles are not
+// the fit of the public rows), and that the hold-out decode error stays
+// below maxHoldoutDecodeMAPE.
 func TestMobileRecords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three fits")
@@ -51,8 +60,12 @@ func TestMobileRecords(t *testing.T) {
 			t.Logf("holdout %q: %s MAPE %.1f%% over %d points", holdout, ph, 100*v.MAPE[ph], v.Phases[ph].Points)
 		}
 	}
-	if runs["model"].MAPE[PhaseDecode] >= runs[""].MAPE[PhaseDecode] {
-		t.Errorf("decode MAPE %.1f%% with each model predicted from a fit on the others, %.1f%% with no fit: the fit should help",
-			100*runs["model"].MAPE[PhaseDecode], 100*runs[""].MAPE[PhaseDecode])
+	in, out := runs[""].MAPE[PhaseDecode], runs["model"].MAPE[PhaseDecode]
+	if in >= out {
+		t.Errorf("decode MAPE %.1f%% with the shipped profiles, %.1f%% with each model fitted on the others: the shipped fit includes these rows and should do better",
+			100*in, 100*out)
+	}
+	if out > maxHoldoutDecodeMAPE {
+		t.Errorf("decode MAPE %.1f%% with each model fitted on the others, above %.0f%%", 100*out, 100*maxHoldoutDecodeMAPE)
 	}
 }
