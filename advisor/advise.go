@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	hwspec "github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -259,11 +260,11 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	for _, o := range owners {
 		e := o.param.elasticity(p.cfgs[o.chip].Chip.Provenance, p.env)
 		if o.loadErr != nil {
-			e.Err = oneLine(o.loadErr.Error())
+			e.Err = hwspec.OneLine(o.loadErr.Error())
 		} else {
 			s := sens[o.job]
 			if s.err != nil {
-				e.Err = oneLine(s.err.Error())
+				e.Err = hwspec.OneLine(s.err.Error())
 			} else {
 				e.effects(base[o.chip].res, s.res, p.decisionMetrics(), ambientOf(p.cfgs[o.chip]))
 			}
@@ -398,7 +399,7 @@ func (p *Plan) row(i int, j job, spec map[string]any) Row {
 		}
 	} else {
 		tree = nullTree(p.template, cfg.Chip.ID, cfg.Model.ID, cfg.Quant.String())
-		r.Err = oneLine(j.err.Error())
+		r.Err = hwspec.OneLine(j.err.Error())
 	}
 	e := env(tree, spec)
 	r.env = e
@@ -509,5 +510,3 @@ func nullReason(path, chip, runErr string) string {
 	}
 	return head + ": the run gives no figure for it"
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

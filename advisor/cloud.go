@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -160,7 +161,7 @@ func runOne(ctx context.Context, p *CloudProfile, dev FleetDevice, task Task, se
 	var ie *sim.InputError
 	switch {
 	case errors.As(err, &ie):
-		r.Err = oneLine(err.Error())
+		r.Err = spec.OneLine(err.Error())
 		return nil
 	case err != nil:
 		return fmt.Errorf("%s on %s: %w", task.Name, dev.Name, err)

@@ -393,7 +393,7 @@ func (l *profileLoader) device(f *profileFile) error {
 	}
 	fl.ModelRef = l.resolve(df.Model, workloads.ModelIDs())
 	if fl.Model, err = workloads.LoadModel(fl.ModelRef, nil); err != nil {
-		return d.Errorf("device.model", "%s", oneLine(err.Error()))
+		return d.Errorf("device.model", "%s", spec.OneLine(err.Error()))
 	}
 	for _, t := range l.p.Tasks {
 		if ctx := t.PromptTokens + t.AnswerTokens; ctx > fl.Model.MaxContext {
@@ -438,7 +438,7 @@ func (l *profileLoader) device(f *profileFile) error {
 		ref := l.resolve(fd.Chip, hw.ChipIDs())
 		chip, err := hw.LoadChip(ref, nil)
 		if err != nil {
-			return d.Errorf(path+".chip", "%s", oneLine(err.Error()))
+			return d.Errorf(path+".chip", "%s", spec.OneLine(err.Error()))
 		}
 		sum += share
 		fl.Devices = append(fl.Devices, FleetDevice{

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -22,7 +23,7 @@ func diagnose(r *sim.Result, runErr error, sens []Elasticity) string {
 		if runErr == nil {
 			return "did not run"
 		}
-		return "cannot run: " + oneLine(runErr.Error())
+		return "cannot run: " + spec.OneLine(runErr.Error())
 	}
 	t := r.Time
 	total := t.Total

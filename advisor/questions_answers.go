@@ -71,7 +71,7 @@ func provenanceOf(c sim.Config) []spec.Entry {
 func unanswered(id, question string, r *qrun, prov []Figure) Answer {
 	msg := "the run did not happen"
 	if r != nil && r.err != nil {
-		msg = oneLine(r.err.Error())
+		msg = spec.OneLine(r.err.Error())
 	}
 	return Answer{ID: id, Question: question, Answer: "cannot be answered: " + msg,
 		Metrics: map[string]*float64{}, Provenance: prov, Err: msg}
@@ -453,7 +453,7 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 			}
 			sentences = append(sentences, s+"; "+coverage(chip.Unit(p.npu.unit), a))
 		case alt.err != nil:
-			sentences = append(sentences, fmt.Sprintf("With %s weights the %s cannot run it either: %s", p.npu.quant, p.npu.unit, oneLine(alt.err.Error())))
+			sentences = append(sentences, fmt.Sprintf("With %s weights the %s cannot run it either: %s", p.npu.quant, p.npu.unit, spec.OneLine(alt.err.Error())))
 		}
 	}
 	for i := range sentences {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // The parsers below turn each form of llama-bench output into benchRows
@@ -69,7 +71,7 @@ func parseJSONArray(name string, text []byte) ([]benchRow, []Skip) {
 		line := li.line(start)
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "JSON syntax error: " + oneLine(jsonErrText(err)) + "; no rows after it read"})
+			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "JSON syntax error: " + spec.OneLine(jsonErrText(err)) + "; no rows after it read"})
 			return rows, skips
 		}
 		obj, ok := v.(map[string]any)
@@ -81,7 +83,7 @@ func parseJSONArray(name string, text []byte) ([]benchRow, []Skip) {
 	}
 	if _, err := dec.Token(); err != nil { // the ']'
 		end := skipSpace(text, int(dec.InputOffset()))
-		skips = append(skips, Skip{File: name, Line: li.line(end), Reason: "the JSON array is not closed (file cut short?): " + oneLine(jsonErrText(err)) + "; the rows before it were read"})
+		skips = append(skips, Skip{File: name, Line: li.line(end), Reason: "the JSON array is not closed (file cut short?): " + spec.OneLine(jsonErrText(err)) + "; the rows before it were read"})
 	} else if tail := skipSpace(text, int(dec.InputOffset())); tail < len(text) {
 		skips = append(skips, Skip{File: name, Line: li.line(tail), Reason: "text after the JSON array ignored"})
 	}
@@ -103,7 +105,7 @@ func parseJSONLines(name string, text []byte) ([]benchRow, []Skip) {
 		dec.UseNumber()
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			reason := "not a JSON object: " + oneLine(jsonErrText(err))
+			reason := "not a JSON object: " + spec.OneLine(jsonErrText(err))
 			if text[pos] != '{' {
 				reason = fmt.Sprintf("not a JSON object: the line starts with %q, not {", firstRune(text[pos:]))
 			}
@@ -152,7 +154,7 @@ func parseCSV(name string, text []byte) ([]benchRow, []Skip) {
 			if header != nil {
 				row++
 			}
-			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "not a CSV record: " + oneLine(err.Error())})
+			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "not a CSV record: " + spec.OneLine(err.Error())})
 			if cr.InputOffset() == before {
 				break
 			}

@@ -321,7 +321,7 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 	for line := 1; ; line++ {
 		text, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
-			return nil, nil, &spec.Error{File: name, Line: line, Msg: oneLine(err.Error())}
+			return nil, nil, &spec.Error{File: name, Line: line, Msg: spec.OneLine(err.Error())}
 		}
 		complete := err == nil
 		if len(bytes.TrimSpace(text)) > 0 {
@@ -367,7 +367,7 @@ type lineError struct {
 // ([DefaultPrompt], [DefaultGen]); assumed then says so.
 func parseRecordLine(name string, line int, text []byte) (rec Record, assumed string, _ *lineError) {
 	fail := func(path, format string, args ...any) *lineError {
-		return &lineError{err: &spec.Error{File: name, Line: line, Path: path, Msg: oneLine(fmt.Sprintf(format, args...))}}
+		return &lineError{err: &spec.Error{File: name, Line: line, Path: path, Msg: spec.OneLine(fmt.Sprintf(format, args...))}}
 	}
 	text = bytes.TrimRight(text, "\r\n")
 	var raw any
@@ -490,12 +490,4 @@ func jsonErrText(err error) string {
 		return "unexpected end of line"
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// oneLine makes s safe to print on one line.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -260,7 +260,7 @@ func newMapper(name string, opts ImportOptions) (*mapper, error) {
 	if opts.Quant != "" {
 		q, err := workloads.ParseQuant(opts.Quant)
 		if err != nil {
-			return nil, &spec.Error{File: "--quant", Msg: oneLine(err.Error())}
+			return nil, &spec.Error{File: "--quant", Msg: spec.OneLine(err.Error())}
 		}
 		m.quant = q.String()
 	}
@@ -308,7 +308,7 @@ func (m *mapper) mapRows(rows []benchRow, skips []Skip) ([]Record, []Skip, error
 	for _, r := range rows {
 		rec, reason := m.record(r)
 		if reason != "" {
-			skips = append(skips, Skip{File: m.name, Row: r.row, Line: r.line, Reason: oneLine(reason)})
+			skips = append(skips, Skip{File: m.name, Row: r.row, Line: r.line, Reason: spec.OneLine(reason)})
 			continue
 		}
 		recs = append(recs, rec)
@@ -539,7 +539,7 @@ func (m *mapper) record(r benchRow) (Record, string) {
 	}
 	var devs []string
 	for _, k := range []string{"cpu_info", "gpu_info"} {
-		if v := oneLine(r.str(k)); v != "" && !slices.Contains(devs, v) {
+		if v := spec.OneLine(r.str(k)); v != "" && !slices.Contains(devs, v) {
 			devs = append(devs, v)
 		}
 	}
@@ -589,9 +589,9 @@ func (m *mapper) record(r benchRow) (Record, string) {
 		notes = append(notes, "flash_attn on")
 	}
 
-	c := Conditions{Build: oneLine(r.str("build_commit")), ToolVersion: "llama-bench"}
+	c := Conditions{Build: spec.OneLine(r.str("build_commit")), ToolVersion: "llama-bench"}
 	if b := r.str("build_number"); b != "" {
-		c.ToolVersion = "llama-bench b" + oneLine(b)
+		c.ToolVersion = "llama-bench b" + spec.OneLine(b)
 	}
 	rec.Conditions = c
 	if t := r.str("test_time"); t != "" {
@@ -599,7 +599,7 @@ func (m *mapper) record(r benchRow) (Record, string) {
 			rec.Time = t
 		}
 	}
-	rec.Notes = oneLine(strings.Join(notes, "; "))
+	rec.Notes = spec.OneLine(strings.Join(notes, "; "))
 	if err := rec.Validate(); err != nil {
 		return Record{}, "gives no valid record: " + err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/sim"
@@ -249,7 +250,7 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 				return
 			}
 			r.Metrics = make([]*float64, len(s.Metrics))
-			r.Err = oneLine(err.Error())
+			r.Err = spec.OneLine(err.Error())
 			res = nil
 		}
 		if s.Judge != nil {
@@ -297,6 +298,3 @@ func label(fields []Field, values []float64) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// oneLine flattens a message so a point's error stays on its row.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/edgetwin/edgetwin/hw/spec"
 	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // hfFamily says how one Hugging Face model_type maps onto Model.
@@ -145,7 +146,7 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return fmt.Errorf("%s:%d: not a Hugging Face config.json: the JSON ends early", file, lineAt(data, int64(len(data))))
 		}
-		return fmt.Errorf("%s:%d: not a Hugging Face config.json: %s", file, lineAt(data, off), oneLine(err.Error()))
+		return fmt.Errorf("%s:%d: not a Hugging Face config.json: %s", file, lineAt(data, off), spec.OneLine(err.Error()))
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -182,16 +183,6 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 	return d, nil
 }
 
-// oneLine flattens a message so every error stays on one line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
 // shown renders a raw JSON value for a message: compact, one line, short.
 func shown(v json.RawMessage) string {
 	var b bytes.Buffer
@@ -199,7 +190,7 @@ func shown(v json.RawMessage) string {
 	if json.Compact(&b, v) == nil {
 		s = b.String()
 	}
-	s = oneLine(s)
+	s = spec.OneLine(s)
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}
@@ -422,7 +413,7 @@ func ParseHFConfig(filename string, data []byte) (Model, error) {
 				return Model{}, d.errorf(key, "%s", msg)
 			}
 		}
-		return Model{}, fmt.Errorf("%s:1: %s", filename, oneLine(err.Error()))
+		return Model{}, fmt.Errorf("%s:1: %s", filename, spec.OneLine(err.Error()))
 	}
 	return m, nil
 }
@@ -556,7 +547,7 @@ func (r *hfReader) window(m *Model, family string) {
 // file called config.json, else the file name without extension.
 func hfName(filename string, d *hfDoc) string {
 	if s, ok := d.str("_name_or_path"); ok && strings.TrimSpace(s) != "" {
-		return oneLine(strings.TrimSpace(s))
+		return spec.OneLine(strings.TrimSpace(s))
 	}
 	base := filepath.Base(filename)
 	if base == "config.json" {

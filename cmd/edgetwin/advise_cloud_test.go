@@ -47,7 +47,7 @@ func adviseCloud(args ...string) (code int, stdout, stderr string) {
 	if err == nil {
 		return exitOK, out.String(), errb.String()
 	}
-	fmt.Fprintln(&errb, "edgetwin: "+oneLine(err.Error()))
+	fmt.Fprintln(&errb, "edgetwin: "+spec.OneLine(err.Error()))
 	var bi badInput
 	var ie *sim.InputError
 	if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {

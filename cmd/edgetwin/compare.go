@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
@@ -147,7 +148,7 @@ func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*repo
 		case err == nil:
 			c.Rows[i].Result = r
 		case sweep.IsPointError(err):
-			c.Rows[i].Err = oneLine(err.Error())
+			c.Rows[i].Err = spec.OneLine(err.Error())
 		default:
 			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
 		}

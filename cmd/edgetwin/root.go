@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "edgetwin: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "edgetwin: "+spec.OneLine(err.Error()))
 	var bi badInput
 	var ie *sim.InputError
 	if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
@@ -57,8 +57,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return exitInternal
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // isUsage recognises cobra's own errors about commands and arguments.
 func isUsage(err error) bool {

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error is a problem in a spec, located by file, line and field path. Its
@@ -31,3 +32,8 @@ func IsSpecError(err error) bool {
 	var e *Error
 	return errors.As(err, &e)
 }
+
+// OneLine folds a message onto one line (its runs of white space, line
+// breaks among them, become one space), so an error quoting a file's
+// value or another library's message stays one line.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
