@@ -112,7 +112,11 @@ type counters struct {
 	paging                                      float64 // seconds waiting for weights paged in from storage
 	dramBytes, l3HitBytes, sramBytes            float64
 	lines, missLines                            [2][numClasses]float64 // by phase
-	dramByPhase                                 [2]float64
+	// writeMissLines are the misses of looked-up writes among missLines:
+	// a leap replays the writes it skips through the L3 and counts their
+	// own misses instead of the period's (stream.skip).
+	writeMissLines [2][numClasses]float64
+	dramByPhase    [2]float64
 }
 
 // add sets c to c + k·d.
@@ -136,23 +140,29 @@ func (c *counters) add(d counters, k float64) {
 		for k2 := range c.lines[p] {
 			c.lines[p][k2] += k * d.lines[p][k2]
 			c.missLines[p][k2] += k * d.missLines[p][k2]
+			c.writeMissLines[p][k2] += k * d.writeMissLines[p][k2]
 		}
 		c.dramByPhase[p] += k * d.dramByPhase[p]
 	}
 }
 
 // near reports whether c and o agree to a part in 10⁹ in the fields a
-// pass's time and traffic are made of.
+// pass's time and traffic are made of (the read misses among them: a
+// leap recounts the misses of the writes it skips, see stream.skip).
 func (c counters) near(o counters) bool {
-	var lc, lo float64
+	var lc, lo, mc, mo float64
 	for k := range c.lines[workloads.Prefill] {
 		lc += c.lines[workloads.Prefill][k] + c.lines[workloads.Decode][k]
 		lo += o.lines[workloads.Prefill][k] + o.lines[workloads.Decode][k]
+		for p := range c.missLines {
+			mc += c.missLines[p][k] - c.writeMissLines[p][k]
+			mo += o.missLines[p][k] - o.writeMissLines[p][k]
+		}
 	}
 	pairs := [...][2]float64{
 		{c.compute, o.compute}, {c.stallMem, o.stallMem}, {c.dispatch, o.dispatch},
 		{c.bankConflict, o.bankConflict}, {c.ops, o.ops}, {c.dramBytes, o.dramBytes},
-		{c.l3HitBytes, o.l3HitBytes}, {c.sramBytes, o.sramBytes}, {lc, lo},
+		{c.l3HitBytes, o.l3HitBytes}, {c.sramBytes, o.sramBytes}, {lc, lo}, {mc, mo},
 	}
 	for _, p := range pairs {
 		if math.Abs(p[0]-p[1]) > 1e-9*math.Max(math.Abs(p[0]), math.Abs(p[1])) {
@@ -442,6 +452,7 @@ func (e *engine) access(s span) float64 {
 	hit := float64(e.lookup(s))
 	e.countL3(s.class, s.bytes, s.bytes-hit)
 	if s.write {
+		e.st.writeMissLines[e.work.Phase][s.class] += (s.bytes - hit) / e.line
 		return 0
 	}
 	return hit

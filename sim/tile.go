@@ -277,14 +277,23 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 			return false
 		}
 	}
+	// The skipped tiles' writes still allocate in the L3, and their misses
+	// are their own, not the period's: the L3 they meet has moved on.
+	e.st.counters.add(step, float64(periods))
+	ph := e.work.Phase
+	for c := range step.writeMissLines[ph] {
+		e.st.missLines[ph][c] -= float64(periods) * step.writeMissLines[ph][c]
+		e.st.writeMissLines[ph][c] -= float64(periods) * step.writeMissLines[ph][c]
+	}
 	for _, t := range s.tiles[s.issued : s.issued+n] {
 		for _, sp := range t.spans {
 			if e.looksUp(sp) {
-				e.cachePages(sp.addr, int64(sp.bytes), e.requests[sp.class])
+				miss := (sp.bytes - float64(e.cachePages(sp.addr, int64(sp.bytes), e.requests[sp.class]))) / e.line
+				e.st.missLines[ph][sp.class] += miss
+				e.st.writeMissLines[ph][sp.class] += miss
 			}
 		}
 	}
-	e.st.counters.add(step, float64(periods))
 	d := des.Time(periods) * period
 	e.sim.Skip(d)
 	s.idleSince += d
