@@ -40,9 +40,6 @@ var rewriteScripts = flag.Bool("rewrite", false, "rewrite the expected output of
 //
 // A command that fails prints "exit N" and its message.
 func TestScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("every scenario script")
-	}
 	files, err := filepath.Glob("testdata/scenarios/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario scripts: %v", err)
