@@ -309,14 +309,17 @@ func applyThermal(doc *spec.Doc, sets []spec.Override) (Heat, error) {
 	// The package's governor throttles the units this chip has.
 	gov := pkg.Governor
 	known := append(doc.Names("units"), "dram")
+	has := func(units []string) []string {
+		return slices.DeleteFunc(slices.Clone(units), func(u string) bool { return !slices.Contains(known, u) })
+	}
 	var trips []thermal.Trip
 	for _, t := range gov.Trips {
-		t.Units = slices.DeleteFunc(slices.Clone(t.Units), func(u string) bool { return !slices.Contains(known, u) })
-		if len(t.Units) > 0 {
+		if t.Units = has(t.Units); len(t.Units) > 0 {
 			trips = append(trips, t)
 		}
 	}
 	gov.Trips = trips
+	gov.Skin.Units = has(gov.Skin.Units)
 	for _, d := range []struct {
 		path    string
 		v       any

@@ -126,7 +126,10 @@ func checkSources(t *testing.T, id string, s Spec, g GovernorSpec, sources map[s
 			need = append(need, p+".polling")
 		}
 	}
-	exists := map[string]bool{}
+	if g.Kind == SkinLimitKind {
+		need = append(need, "governor.skin.node", "governor.skin.limit", "governor.skin.hysteresis", "governor.skin.sampling", "governor.skin.gain")
+	}
+	exists := map[string]bool{"governor.skin.units": g.Kind == SkinLimitKind}
 	for _, p := range need {
 		exists[p] = true
 		if src := sources[p]; strings.TrimSpace(src) == "" {

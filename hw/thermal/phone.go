@@ -53,21 +53,24 @@ func PhoneDefault() Spec {
 	}
 }
 
-// PhoneGovernor is a step_wise governor for PhoneDefault, polled every
-// 100 ms: each junction at 95 °C lowers its own unit (as a tsens zone maps
-// to its cooling device), and the skin at 43 °C, read every 7 s as Android
-// thermal HALs read their virtual skin sensor, lowers the NPU, CPU, GPU and
-// DRAM clocks; 2 °C of hysteresis everywhere.
+// PhoneGovernor is the skin_limit governor for PhoneDefault, as Android
+// phones run theirs: step_wise on the junction zones, polled every 100 ms
+// (each junction at 95 °C lowers its own unit, as a tsens zone maps to its
+// cooling device), under a vendor skin controller that reads the skin
+// every 7 s, as thermal HALs read their virtual skin sensor, and holds it
+// under 42 °C by capping the power of the NPU, CPU, GPU and DRAM; 2 °C of
+// hysteresis everywhere.
 func PhoneGovernor() GovernorSpec {
 	return GovernorSpec{
-		Kind:    StepWiseKind,
+		Kind:    SkinLimitKind,
 		Polling: units.Seconds(0.1),
 		Trips: []Trip{
 			{Node: "npu", Temp: 95, Hysteresis: 2, Units: []string{"npu"}},
 			{Node: "cpu", Temp: 95, Hysteresis: 2, Units: []string{"cpu"}},
 			{Node: "gpu", Temp: 95, Hysteresis: 2, Units: []string{"gpu"}},
-			{Node: "skin", Temp: 43, Hysteresis: 2, Polling: 7, Units: []string{"npu", "cpu", "gpu", "dram"}},
 		},
+		Skin: SkinLimit{Node: "skin", Limit: 42, Hysteresis: 2, Sampling: DefaultSkinSampling, Gain: DefaultSkinGain,
+			Units: []string{"npu", "cpu", "gpu", "dram"}},
 	}
 }
 
@@ -107,7 +110,7 @@ var PhoneSources = map[string]string{
 	"thermal.links.4.resistance": "assumed: package into the PCB through its solder balls and on to the rest of the phone, a weaker path than the one to the back cover: 8 K/W",
 	"thermal.links.5.resistance": "assumed: lateral spreading from the skin region into the rest of the phone (frame, battery, display), chosen so that the hot spot's steady rise is ~1.7× the board's (the surface is far from uniform); with it 6 W of LLM decode brings the skin to 43 °C in ~80 s",
 
-	"governor.kind":               "assumed: step_wise, the Linux thermal framework's default governor (drivers/thermal/Kconfig, THERMAL_DEFAULT_GOV_STEP_WISE)",
+	"governor.kind":               "a vendor skin controller over the kernel's step_wise junction zones, as Android thermal HALs run (Pixel: hardware/google/pixel/thermal, a VIRTUAL-SKIN sensor with a PID power budget over its cooling devices); Samsung's and Apple's controllers are not public, so assumed alike",
 	"governor.polling":            srcSC7280,
 	"governor.trips.0.temp":       srcSC7280 + "; Pixel 2 thermal HAL: CPU sensors 95 °C at SEVERE (device/google/taimen thermal_info_config.json)",
 	"governor.trips.0.hysteresis": srcSC7280,
@@ -115,8 +118,10 @@ var PhoneSources = map[string]string{
 	"governor.trips.1.hysteresis": srcSC7280,
 	"governor.trips.2.temp":       srcSC7280,
 	"governor.trips.2.hysteresis": srcSC7280,
-	"governor.trips.3.temp":       "assumed: 43 °C, 2 °C below the ~45 °C pain threshold; " + srcSkin,
-	"governor.trips.3.hysteresis": "assumed: 2 °C, as the SoC zones; " + srcSkin,
-	"governor.trips.3.polling":    srcSkinPoll + "; a skin answers a step of power over seconds (the package's 2 s, then the skin's own ~9 s), so a faster poll takes several steps before the first shows",
-	"governor.trips.3.units":      "assumed: a skin limit throttles every heat source it can, the memory clock included (Pixel 2's SKIN-MONITOR caps both CPU clusters and the GPU: device/google/muskie thermal-engine.conf)",
+	"governor.skin.node":          "assumed: the skin node of this network, the back over the SoC, stands for the HAL's virtual skin sensor",
+	"governor.skin.limit":         "42 °C: a Galaxy S25 Ultra (Snapdragon 8 Elite) running a 4-bit 1.2B model on its CPU throttled when its back reached 42 °C after about 3 minutes, 37 → 19 tokens/s, measured with an IR camera (NexaAI, r/LocalLLM 'What I learned from stress testing LLM on NPU vs CPU on a phone', 2025); " + srcSkin,
+	"governor.skin.hysteresis":    "assumed: 2 °C, as the SoC zones; " + srcSkinPoll,
+	"governor.skin.sampling":      srcSkinPoll + "; a skin answers a step of power over seconds (the package's 2 s, then the skin's own ~9 s), so a faster reading takes several steps before the first shows",
+	"governor.skin.gain":          "assumed: 0.25 W/°C, the power cap's change per reading per °C over the limit (or under limit − hysteresis): this phone's skin rises ~3 °C per watt over the half minute a reading or two takes to show, so it corrects about three quarters of an excess per reading without overshoot",
+	"governor.skin.units":         "assumed: a skin limit throttles every heat source it can, the memory clock included (Pixel 2's SKIN-MONITOR caps both CPU clusters and the GPU: device/google/muskie thermal-engine.conf)",
 }

@@ -2,8 +2,6 @@ package thermal
 
 import (
 	"math"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -70,41 +68,5 @@ func TestPhoneGovernor(t *testing.T) {
 // TestPhoneSources: every figure of the default phone has a source, and
 // every source names a field that exists.
 func TestPhoneSources(t *testing.T) {
-	s, g := PhoneDefault(), PhoneGovernor()
-	need := []string{"thermal.ambient", "governor.kind", "governor.polling"}
-	for _, n := range s.Nodes {
-		need = append(need, "thermal.nodes."+n.Name+".capacity")
-		if n.ToAmbient > 0 {
-			need = append(need, "thermal.nodes."+n.Name+".to_ambient")
-		}
-	}
-	for i := range s.Links {
-		need = append(need, "thermal.links."+strconv.Itoa(i)+".resistance")
-	}
-	for i := range g.Trips {
-		p := "governor.trips." + strconv.Itoa(i)
-		need = append(need, p+".temp", p+".hysteresis")
-		if g.Trips[i].Polling > 0 {
-			need = append(need, p+".polling")
-		}
-	}
-	exists := map[string]bool{}
-	for _, p := range need {
-		exists[p] = true
-		src, ok := PhoneSources[p]
-		if !ok || strings.TrimSpace(src) == "" {
-			t.Errorf("no source for %s", p)
-		}
-	}
-	for i := range g.Trips {
-		exists["governor.trips."+strconv.Itoa(i)+".units"] = true
-	}
-	for p, src := range PhoneSources {
-		if !exists[p] {
-			t.Errorf("PhoneSources has %q, which is not a field of the default phone", p)
-		}
-		if !strings.HasPrefix(src, "assumed: ") && !strings.ContainsAny(src, "(/") {
-			t.Errorf("%s: source %q is neither \"assumed: …\" nor a citation", p, src)
-		}
-	}
+	checkSources(t, "phone", PhoneDefault(), PhoneGovernor(), PhoneSources)
 }
