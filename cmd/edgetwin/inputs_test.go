@@ -222,30 +222,36 @@ func runCatching(args []string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-// locationRE is the head of a bad-input message: what it is about, before
-// the first ": ".
-var locationRE = regexp.MustCompile(`^edgetwin: ([^:]+?)(:(\d+))?(:\d+)?: `)
+// locationRE reads the head of a bad-input message: a flag (with the
+// value or path after it) or a file, then optionally :LINE.
+var locationRE = regexp.MustCompile(`^edgetwin: (-[-\w]*|[^\s:]+)(:\d+)?[ :]`)
 
-// checkLocated holds a bad-input message to one line whose location is a
-// file or a flag the user gave (never a pseudo-file such as "assumed", nor
-// a flag that was not on the command line).
+// unlocated are the messages that may start elsewhere: cobra's own about
+// commands and flags, and CONTRACT.md's form for a model that does not fit.
+var unlocated = regexp.MustCompile(`^edgetwin: (unknown (command|flag|shorthand)|invalid argument "[^"]*" for "-|flag needs an argument|accepts |requires at least|.* does not fit: needs )`)
+
+// checkLocated holds a bad-input message to one line located first at a
+// file of the case, a file or flag on the command line (never at a
+// pseudo-file such as "assumed", nor at a flag the user did not give).
 func (c inputCase) checkLocated(t *testing.T, stderr string) {
 	msg := strings.TrimSuffix(stderr, "\n")
 	if msg == "" || strings.Contains(msg, "\n") {
 		t.Errorf("bad input must be one line on stderr, have %q", stderr)
 		return
 	}
+	if unlocated.MatchString(msg) {
+		return
+	}
 	m := locationRE.FindStringSubmatch(msg)
 	if m == nil {
-		t.Errorf("message names no file or flag first: %q", msg)
+		t.Errorf("message is located at no file or flag: %q", msg)
 		return
 	}
 	loc := m[1]
-	given := slices.ContainsFunc(c.args, func(a string) bool {
-		return a == loc || strings.HasPrefix(a, loc+"=") || strings.Contains(a, loc)
-	})
-	if !given && !slices.ContainsFunc(c.files, func(f txtar.File) bool { return f.Name == loc }) && !strings.HasPrefix(loc, "edgetwin ") {
-		t.Errorf("message is located at %q, which is neither a file nor a flag of the command %q: %q", loc, c.args, msg)
+	given := slices.ContainsFunc(c.args, func(a string) bool { return a == loc || strings.HasPrefix(a, loc+"=") }) ||
+		slices.ContainsFunc(c.files, func(f txtar.File) bool { return f.Name == loc || f.Name == loc+"/" })
+	if !given {
+		t.Errorf("message is located at %q, neither a file of the case nor a flag or file of the command %q: %q", loc, c.args, msg)
 	}
 }
 

@@ -22,6 +22,7 @@ type Doc struct {
 	File   string
 	root   *yaml.Node
 	origin map[*yaml.Node]string
+	set    map[string]bool // paths Set wrote (overrides, not defaults)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -58,7 +59,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
 	}
-	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}}
+	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}
 	if err := d.checkTree(root, "", 0); err != nil {
 		return nil, err
 	}
@@ -254,6 +255,23 @@ func (d *Doc) Errorf(path, format string, args ...any) *Error {
 		return d.errAt(n, path, msg)
 	}
 	return &Error{File: d.File, Path: path, Msg: msg}
+}
+
+// Overridden reports whether path, or a section holding it, was written
+// by Set (an override such as --set) rather than by the file or a default,
+// so a check across two fields can blame the one the user changed.
+func (d *Doc) Overridden(path string) bool {
+	for p := path; p != ""; {
+		if d.set[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
 }
 
 // Names returns the `name` of every entry of the list at path, in order.
