@@ -53,6 +53,9 @@ type inputCase struct {
 	stdout []string // substrings of stdout
 	env    [][2]string
 	files  []txtar.File
+	// report: stderr may hold a report before its last line (calibrate
+	// import lists each skipped row at its file:line, then fails).
+	report bool
 }
 
 func readInputCase(path string) (inputCase, error) {
@@ -78,6 +81,8 @@ func readInputCase(path string) (inputCase, error) {
 			var s string
 			s, err = unquoteWord(rest)
 			c.stdout = append(c.stdout, s)
+		case "report":
+			c.report = true
 		case "env":
 			k, v, ok := strings.Cut(rest, "=")
 			if !ok {
@@ -235,6 +240,13 @@ var unlocated = regexp.MustCompile(`^edgetwin: (unknown (command|flag|shorthand)
 // pseudo-file such as "assumed", nor at a flag the user did not give).
 func (c inputCase) checkLocated(t *testing.T, stderr string) {
 	msg := strings.TrimSuffix(stderr, "\n")
+	if c.report {
+		lines := strings.Split(msg, "\n")
+		if !strings.HasPrefix(lines[len(lines)-1], "edgetwin: ") {
+			t.Errorf("the report must end with the error line, have %q", stderr)
+		}
+		return
+	}
 	if msg == "" || strings.Contains(msg, "\n") {
 		t.Errorf("bad input must be one line on stderr, have %q", stderr)
 		return
