@@ -354,7 +354,7 @@ func TestProfileErrors(t *testing.T) {
 		{"peak below one", "name: small", "name: small\npeak_to_average: 0.5", "field peak_to_average: 0.5 is not allowed"},
 		{"feature share", "feature_share: 5%", "feature_share: 105%", "feature_share: 105% is not allowed"},
 		{"availability", "tokens_per_s: 5}", "tokens_per_s: 5, availability: 0}", "field targets.availability"},
-		{"duplicate names", "  - name: gpu\n", "  - name: api\n", "two options are named \"api\""},
+		{"duplicate names", "  - name: gpu\n", "  - name: api\n", "duplicate entry name \"api\" in cloud (first at line 16)"},
 		{"kind", "kind: gpu", "kind: tpu", "field cloud.gpu.kind: \"tpu\" is not allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,7 +60,7 @@ func parseJSONArray(name string, text []byte) ([]benchRow, []Skip) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil { // the '['
-		return nil, []Skip{{File: name, Line: 1, Reason: "not a JSON array: " + jsonErrText(err)}}
+		return nil, []Skip{{File: name, Line: 1, Reason: "not a JSON array: " + jsonErrText(text, err)}}
 	}
 	var rows []benchRow
 	var skips []Skip
@@ -71,7 +71,7 @@ func parseJSONArray(name string, text []byte) ([]benchRow, []Skip) {
 		line := li.line(start)
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "JSON syntax error: " + spec.OneLine(jsonErrText(err)) + "; no rows after it read"})
+			skips = append(skips, Skip{File: name, Row: row, Line: line, Reason: "JSON syntax error: " + jsonErrText(text[start:], err) + "; no rows after it read"})
 			return rows, skips
 		}
 		obj, ok := v.(map[string]any)
@@ -83,7 +83,7 @@ func parseJSONArray(name string, text []byte) ([]benchRow, []Skip) {
 	}
 	if _, err := dec.Token(); err != nil { // the ']'
 		end := skipSpace(text, int(dec.InputOffset()))
-		skips = append(skips, Skip{File: name, Line: li.line(end), Reason: "the JSON array is not closed (file cut short?): " + spec.OneLine(jsonErrText(err)) + "; the rows before it were read"})
+		skips = append(skips, Skip{File: name, Line: li.line(end), Reason: "the JSON array is not closed (file cut short?): " + jsonErrText(text, err) + "; the rows before it were read"})
 	} else if tail := skipSpace(text, int(dec.InputOffset())); tail < len(text) {
 		skips = append(skips, Skip{File: name, Line: li.line(tail), Reason: "text after the JSON array ignored"})
 	}
@@ -105,7 +105,7 @@ func parseJSONLines(name string, text []byte) ([]benchRow, []Skip) {
 		dec.UseNumber()
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			reason := "not a JSON object: " + spec.OneLine(jsonErrText(err))
+			reason := "not a JSON object: " + jsonErrText(text[pos:], err)
 			if text[pos] != '{' {
 				reason = fmt.Sprintf("not a JSON object: the line starts with %q, not {", firstRune(text[pos:]))
 			}

@@ -374,7 +374,7 @@ func parseRecordLine(name string, line int, text []byte) (rec Record, assumed st
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		le := fail("", "not a JSON object: %s", jsonErrText(err))
+		le := fail("", "not a JSON object: %s", jsonErrText(text, err))
 		le.truncated = errors.Is(err, io.ErrUnexpectedEOF)
 		return Record{}, "", le
 	}
@@ -399,7 +399,7 @@ func parseRecordLine(name string, line int, text []byte) (rec Record, assumed st
 		if errors.As(err, &te) {
 			return Record{}, "", fail(te.Field, "%s is not %s", te.Value, goTypeName(te.Type))
 		}
-		return Record{}, "", fail("", "%s", jsonErrText(err))
+		return Record{}, "", fail("", "%s", jsonErrText(text, err))
 	}
 	if len(rec.Conditions.Clocks) == 0 {
 		rec.Conditions.Clocks = nil // "clocks": {} is no clocks
@@ -485,9 +485,10 @@ func goTypeName(t reflect.Type) string {
 	return "a " + t.String()
 }
 
-func jsonErrText(err error) string {
+func jsonErrText(data []byte, err error) string {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of line"
 	}
-	return strings.TrimPrefix(err.Error(), "json: ")
+	msg, _ := spec.JSONProblem(data, err)
+	return msg
 }

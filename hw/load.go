@@ -556,6 +556,9 @@ const bandwidthTolerance = 0.10
 func validateAcross(doc *spec.Doc, s *SoC) error {
 	d := s.Memory.DRAM
 	if l3 := s.Memory.L3.Size; l3 > d.Capacity {
+		if doc.Overridden("memory.dram.capacity") && !doc.Overridden("memory.l3.size") {
+			return doc.Errorf("memory.dram.capacity", "%s is smaller than the chip's L3 (memory.l3.size %s, which caches it): give a capacity of at least the L3, or set memory.l3.size too", d.Capacity, l3)
+		}
 		return doc.Errorf("memory.l3.size", "%s is larger than the DRAM it caches (memory.dram.capacity %s): give the last-level cache's size", l3, d.Capacity)
 	}
 	if d.DataRate > 0 && d.BusWidth > 0 && doc.Has("memory.dram.bandwidth") {

@@ -105,7 +105,7 @@ func Load(ref string) (*Profile, error) {
 		return None, nil
 	}
 	if _, ok := catalog.Source(ref); !ok && !strings.ContainsRune(ref, '/') && !strings.HasSuffix(ref, ".yaml") && !strings.HasSuffix(ref, ".yml") {
-		return nil, &spec.Error{File: "--runtime", Msg: fmt.Sprintf("no catalog runtime %q; known: %s, none (or give a file)", ref, strings.Join(IDs(), ", "))}
+		return nil, spec.UnknownID("--runtime", "runtime", ref, append(IDs(), None.ID))
 	}
 	file, data, isID, err := catalog.Open(ref)
 	if err != nil {

@@ -272,14 +272,33 @@ func budgetBasis(c *Config) string {
 // weights (a multiple of 512 tokens); "" otherwise.
 func contextHint(c *Config, room float64) string {
 	sc := c.Scenario
+	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.Batch)
 	if sc == nil {
-		return ""
+		// One prompt: say which flags sized the KV cache and how much of
+		// it would fit, when it is what does not fit.
+		if float64(c.allocated())*perToken <= room {
+			return ""
+		}
+		var parts []string
+		for _, p := range []struct {
+			flag string
+			n    int
+		}{{"--depth", c.Depth}, {"--prompt", c.Prompt}, {"--gen", c.Gen}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", p.flag, p.n))
+			}
+		}
+		batch := ""
+		if c.Batch > 1 {
+			batch = fmt.Sprintf(" for each of --batch %d sequences", c.Batch)
+		}
+		return fmt.Sprintf("; the KV cache holds %d tokens (%s)%s: %d fit beside the weights",
+			c.allocated(), strings.Join(parts, " + "), batch, max(0, int(room/perToken)))
 	}
 	grows := fmt.Sprintf("; the %s scenario's context grows to %d tokens", sc.Name, c.context())
 	if sc.ContextLimit == 0 {
 		grows += " (the model's trained maximum, as the scenario sets no context_limit)"
 	}
-	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.Batch)
 	fits := int(room/perToken) / 512 * 512
 	if fits <= sc.Prompt+sc.SystemPrompt {
 		return grows + "; even its first prompt leaves no room: choose a smaller model or --quant"

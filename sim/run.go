@@ -418,8 +418,13 @@ func resolve(cfg *Config) (Choice, error) {
 	if err != nil {
 		return Choice{}, err
 	}
-	if u := choice.Unit; u.Kind == hw.CPU && cfg.Threads > u.Cores {
-		return Choice{}, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+	// Threads are the CPU's, whichever unit runs the matrices (the CPU
+	// still runs what the others do not), so more than it has is refused
+	// on every chip rather than ignored off the CPU.
+	for _, u := range cfg.Chip.Units {
+		if u.Kind == hw.CPU && cfg.Threads > u.Cores {
+			return Choice{}, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+		}
 	}
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
 	if choice.Runtime != nil {

@@ -138,22 +138,18 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lines := lineCounter{data: data}
 	syntax := func(err error) error {
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = se.Offset
+		msg, off := spec.JSONProblem(data, err)
+		if off < 0 {
+			off = dec.InputOffset()
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%s:%d: not a Hugging Face config.json: the JSON ends early", file, lineAt(data, int64(len(data))))
-		}
-		return fmt.Errorf("%s:%d: not a Hugging Face config.json: %s", file, lineAt(data, off), spec.OneLine(err.Error()))
+		return notHF(file, lineAt(data, off), msg)
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, syntax(err)
 	}
 	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
-		return nil, fmt.Errorf("%s:%d: not a Hugging Face config.json: expected a JSON object", file, lineAt(data, dec.InputOffset()))
+		return nil, notHF(file, lineAt(data, dec.InputOffset()), "expected a JSON object")
 	}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -178,9 +174,14 @@ func scanHF(file string, data []byte) (*hfDoc, error) {
 		return nil, syntax(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%s:%d: not a Hugging Face config.json: data after the JSON object", file, lineAt(data, dec.InputOffset()))
+		return nil, notHF(file, lineAt(data, dec.InputOffset()), "data after the JSON object")
 	}
 	return d, nil
+}
+
+// notHF is a config.json that is not one, at line.
+func notHF(file string, line int, msg string) error {
+	return &spec.Error{File: file, Line: line, Msg: "not a Hugging Face config.json: " + msg}
 }
 
 // shown renders a raw JSON value for a message: compact, one line, short.
@@ -204,7 +205,7 @@ func (d *hfDoc) errorf(key, format string, args ...any) error {
 	if !ok {
 		line = d.at
 	}
-	return fmt.Errorf("%s:%d: field %s%s: %s", d.file, line, d.prefix, key, fmt.Sprintf(format, args...))
+	return &spec.Error{File: d.file, Line: line, Path: d.prefix + key, Msg: spec.OneLine(fmt.Sprintf(format, args...))}
 }
 
 // cite is "FILE:LINE KEY" for a key that is given, "" otherwise.
@@ -301,10 +302,14 @@ func (d *hfDoc) str(key string) (string, bool) {
 
 // IsHFConfig reports whether data is a Hugging Face config.json: a JSON
 // object with a "model_type" key. It never fails; anything else is false.
+// A file that opens as a JSON object and names "model_type" counts even
+// when its JSON is broken (a BOM, a trailing comma, a NaN), so that
+// ParseHFConfig reports the break rather than the model YAML schema.
 func IsHFConfig(data []byte) bool {
 	d, err := scanHF("", data)
 	if err != nil {
-		return false
+		text := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+		return bytes.HasPrefix(text, []byte("{")) && bytes.Contains(text, []byte(`"model_type"`))
 	}
 	_, ok := d.raw["model_type"]
 	return ok
@@ -413,7 +418,7 @@ func ParseHFConfig(filename string, data []byte) (Model, error) {
 				return Model{}, d.errorf(key, "%s", msg)
 			}
 		}
-		return Model{}, fmt.Errorf("%s:1: %s", filename, spec.OneLine(err.Error()))
+		return Model{}, &spec.Error{File: filename, Line: 1, Msg: spec.OneLine(err.Error())}
 	}
 	return m, nil
 }

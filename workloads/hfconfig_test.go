@@ -405,15 +405,17 @@ func TestParseHFConfigErrors(t *testing.T) {
 
 func TestIsHFConfig(t *testing.T) {
 	for in, want := range map[string]bool{
-		`{"model_type": "llama"}`:          true,
-		`{"model_type": "bert", "x": [1]}`: true, // recognised; ParseHFConfig then says unsupported
-		`{"name": "llama-2-7b"}`:           false,
-		"name: x\nlayers: 32\n":            false, // a model YAML
-		`[{"model_type": "llama"}]`:        false,
-		`{"a": {"model_type": "llama"}}`:   false, // only the top level counts
-		"":                                 false,
-		"\x00\xff":                         false,
-		`{"model_type": "llama"`:           false,
+		`{"model_type": "llama"}`:                 true,
+		`{"model_type": "bert", "x": [1]}`:        true, // recognised; ParseHFConfig then says unsupported
+		`{"name": "llama-2-7b"}`:                  false,
+		"name: x\nlayers: 32\n":                   false, // a model YAML
+		`[{"model_type": "llama"}]`:               false,
+		`{"a": {"model_type": "llama"}}`:          false, // only the top level counts
+		"":                                        false,
+		"\x00\xff":                                false,
+		`{"model_type": "llama"`:                  true, // broken JSON still recognised, so its error is JSON's (issue 17)
+		"\xef\xbb\xbf{\"model_type\": \"llama\"}": true,
+		`{"model_type": "llama", }`:               true,
 	} {
 		if got := IsHFConfig([]byte(in)); got != want {
 			t.Errorf("IsHFConfig(%q) = %v, want %v", in, got, want)

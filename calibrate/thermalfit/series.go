@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/units"
 )
 
 // Series is a thermal time series as [ReadSeries] reads it from CSV: the
@@ -91,6 +93,19 @@ var lowest = map[int]struct {
 	colClock:   {0, "clock %g Hz is negative; a clock is zero or more"},
 	colTemp:    {-273.15, "%g °C is below absolute zero"},
 	colAmbient: {-273.15, "%g °C is below absolute zero"},
+}
+
+// plausible is the quantity each kind of column measures, held to the
+// bounds every figure of a chip is (hw/units.Bounds, docs/bounds.md):
+// a 2500 °C skin or a row at 1e300 s is a unit or typing slip, not a
+// measurement. Zero (an idle unit) is always allowed. Clocks are left to
+// Bind, which knows the units they belong to.
+var plausible = map[int]units.Kind{
+	colTime:    units.KindDuration,
+	colPower:   units.KindPower,
+	colTotal:   units.KindPower,
+	colTemp:    units.KindTemperature,
+	colAmbient: units.KindTemperature,
 }
 
 type column struct {
@@ -228,6 +243,11 @@ func ReadSeries(file string, data []byte) (*Series, error) {
 			v *= c.scale
 			if low, ok := lowest[c.kind]; ok && v < low.v {
 				return nil, fail(line, header[i], low.msg, v)
+			}
+			if k, ok := plausible[c.kind]; ok && v != 0 {
+				if b, _ := units.BoundFor(k, ""); b.Check(units.Format(v, k), v) != "" {
+					return nil, fail(line, header[i], "%s", b.Check(units.Format(v, k), v))
+				}
 			}
 			switch c.kind {
 			case colTime:

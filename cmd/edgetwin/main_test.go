@@ -235,7 +235,7 @@ func TestScenarioFlags(t *testing.T) {
 		{[]string{"simulate", "--duration", "5m"}, "--duration needs a --scenario"},
 		{[]string{"simulate", "--scenario", "sustained", "--duration", "-5m"}, "--duration \"-5m\" is not allowed"},
 		{[]string{"simulate", "--scenario", "bogus"}, "no catalog scenario \"bogus\"; known: chat-30, single, sustained"},
-		{[]string{"simulate", "--scenario", "sustained", "--set", "scenario.prompt=0"}, "field prompt"},
+		{[]string{"simulate", "--scenario", "sustained", "--set", "scenario.prompt=0"}, "--set: field scenario.prompt"},
 		{[]string{"simulate", "--set", "scenario.prompt=5"}, "no --scenario to apply it to"},
 		{[]string{"simulate", "--scenario", "sustained", "--set", "scenario.prompt=9999"}, "leaves nothing to decode"},
 	} {

@@ -34,6 +34,15 @@ func inputErr(err error) error {
 	return badInput{err}
 }
 
+// flagErr is err, about the value of flag, as bad input located at the
+// flag (the value alone does not say which flag it came from).
+func flagErr(flag string, err error) error {
+	if spec.IsSpecError(err) {
+		return badInput{err}
+	}
+	return badInput{&spec.Error{File: flag, Msg: err.Error()}}
+}
+
 func inputErrorf(format string, args ...any) error {
 	return badInput{fmt.Errorf(format, args...)}
 }

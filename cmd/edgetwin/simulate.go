@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -99,6 +100,19 @@ func (f *runFlags) overrides() (chip, model, scenario []spec.Override, err error
 	return chip, model, scenario, nil
 }
 
+// setPrefix gives an error about a --set value the path the user wrote:
+// the model and scenario documents know their fields without the prefix
+// that chose them.
+func setPrefix(err error, prefix string) error {
+	var e *spec.Error
+	if errors.As(err, &e) && e.File == "--set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
+		c := *e
+		c.Path = prefix + e.Path
+		return &c
+	}
+	return err
+}
+
 // config loads everything the flags name into a simulation config for the
 // chip ref. Every error is the user's input.
 func (f *runFlags) config(chipRef string) (sim.Config, error) {
@@ -121,11 +135,11 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	}
 	q, err := workloads.ParseQuant(quant)
 	if err != nil {
-		return sim.Config{}, inputErr(err)
+		return sim.Config{}, flagErr("--quant", err)
 	}
 	kv, err := workloads.ParseKVFormat(f.kv)
 	if err != nil {
-		return sim.Config{}, inputErr(err)
+		return sim.Config{}, flagErr("--kv-dtype", err)
 	}
 	chipSets, modelSets, scenarioSets, err := f.overrides()
 	if err != nil {
@@ -134,7 +148,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	var scenario *workloads.Scenario
 	if f.scenario != "" {
 		if scenario, err = workloads.LoadScenario(f.scenario, scenarioSets); err != nil {
-			return sim.Config{}, inputErr(err)
+			return sim.Config{}, inputErr(setPrefix(err, "scenario."))
 		}
 	} else if len(scenarioSets) > 0 {
 		return sim.Config{}, inputErrorf("--set %s: no --scenario to apply it to", "scenario."+scenarioSets[0].Path)
@@ -146,6 +160,9 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 		}
 		if duration, err = units.Parse(f.duration, units.KindDuration); err != nil || duration <= 0 {
 			return sim.Config{}, inputErrorf("--duration %q is not allowed: give a positive duration such as 5m or 90s", f.duration)
+		}
+		if b, _ := units.BoundFor(units.KindDuration, ""); b.Check(f.duration, duration) != "" {
+			return sim.Config{}, inputErr(&spec.Error{File: "--duration", Msg: b.Check(f.duration, duration)})
 		}
 	}
 	var cal *calibrate.Overlay
@@ -160,7 +177,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	}
 	model, err := workloads.LoadModel(f.model, modelSets)
 	if err != nil {
-		return sim.Config{}, inputErr(err)
+		return sim.Config{}, inputErr(setPrefix(err, "model."))
 	}
 	var pol *sim.Policy
 	if f.policy != "" {

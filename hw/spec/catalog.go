@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/internal/inputfile"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 )
 
 // Catalog is a set of embedded spec files, one per id (chips, models,
@@ -47,9 +49,16 @@ func (c Catalog) Open(ref string) (file string, data []byte, isID bool, err erro
 		return ref + ".yaml", data, true, nil
 	}
 	if !strings.ContainsAny(ref, "/.") {
-		return "", nil, false, &Error{File: c.Flag, Msg: fmt.Sprintf("no catalog %s %q; known: %s (or give a file)", c.Kind, ref, strings.Join(c.IDs(), ", "))}
+		return "", nil, false, UnknownID(c.Flag, c.Kind, ref, c.IDs())
 	}
 	data, err = ReadFile(ref, c.Kind)
+	if _, statErr := os.Stat(ref); errors.Is(statErr, fs.ErrNotExist) && !strings.ContainsRune(ref, '/') {
+		// "llama3.2-1b" has a dot, so it was read as a file; say which
+		// id it is near, if one is.
+		if hint := nearID(ref, c.IDs()); hint != "" {
+			return ref, nil, false, &Error{File: c.Flag, Msg: fmt.Sprintf("%q is no catalog %s and no file; %s", ref, c.Kind, strings.TrimSuffix(hint, " "))}
+		}
+	}
 	return ref, data, false, err
 }
 
@@ -92,4 +101,19 @@ func Relative(dir, ref string, ids []string) string {
 		return ref
 	}
 	return filepath.Join(dir, ref)
+}
+
+// UnknownID is the error for a catalog id that is not one, given with
+// flag: the nearest ids as a hint, then all of them.
+func UnknownID(flag, kind, ref string, ids []string) *Error {
+	return &Error{File: flag, Msg: fmt.Sprintf("no catalog %s %q; %sknown: %s (or give a file)", kind, ref, nearID(ref, ids), strings.Join(ids, ", "))}
+}
+
+// nearID is "did you mean ID? " for the ids a typo away from ref, or "".
+func nearID(ref string, ids []string) string {
+	near := suggest.Closest(ref, ids, 2)
+	if len(near) == 0 || suggest.Distance(ref, near[0]) > max(2, len(ref)/3) {
+		return ""
+	}
+	return "did you mean " + strings.Join(near, " or ") + "? "
 }

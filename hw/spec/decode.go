@@ -184,7 +184,8 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		p := join(path, k.Value)
 		if f == nil {
-			return d.errAt(k, p, fmt.Sprintf("unknown field %q; allowed here: %s", k.Value, strings.Join(FieldNames(v.Type()), ", ")))
+			names := FieldNames(v.Type())
+			return d.errAt(k, p, fmt.Sprintf("unknown field %q; %sallowed here: %s", k.Value, nearID(k.Value, names), strings.Join(names, ", ")))
 		}
 		seen[f.name] = true
 		if err := d.decode(val, v.Field(f.index), p, f.rules); err != nil {

@@ -22,6 +22,7 @@ type Doc struct {
 	File   string
 	root   *yaml.Node
 	origin map[*yaml.Node]string
+	set    map[string]bool // paths Set wrote (overrides, not defaults)
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -58,7 +59,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
 	}
-	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}}
+	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}
 	if err := d.checkTree(root, "", 0); err != nil {
 		return nil, err
 	}
@@ -67,12 +68,21 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 
 func syntaxError(file string, err error) error {
 	msg := err.Error()
+	line, problem := 0, strings.TrimPrefix(msg, "yaml: ")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Msg: "invalid YAML: " + m[2]}
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
 	}
-	return &Error{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	// yaml.v3 counts the lines of its parser's errors (not its scanner's)
+	// from 0, and leaves out a line 0; its parser's problems are these.
+	if parserProblem.MatchString(problem) {
+		line++
+	}
+	return &Error{File: file, Line: line, Msg: "invalid YAML: " + problem}
 }
+
+// parserProblem matches the problems yaml.v3's parser (parserc.go) reports.
+var parserProblem = regexp.MustCompile(`^(did not find expected|found duplicate %|found incompatible YAML|found undefined tag handle)`)
 
 // checkTree enforces what the YAML parser lets through: duplicate keys,
 // non-scalar keys, anchors/aliases, and absurd nesting.
@@ -113,8 +123,16 @@ func (d *Doc) checkTree(n *yaml.Node, path string, depth int) error {
 			}
 		}
 	case yaml.SequenceNode:
+		// Paths (--set, sources, errors) address entries by name, so two
+		// entries of one name would make every such path ambiguous.
+		named := map[string]int{}
 		for i, e := range n.Content {
-			if err := d.checkTree(e, join(path, entryName(e, i)), depth+1); err != nil {
+			name := entryName(e, i)
+			if first, dup := named[name]; dup && mapValue(e, "name") != nil {
+				return d.errAt(mapValue(e, "name"), join(path, name)+".name", fmt.Sprintf("duplicate entry name %q in %s (first at line %d): entries are addressed by name, so each needs its own", name, path, first))
+			}
+			named[name] = e.Line
+			if err := d.checkTree(e, join(path, name), depth+1); err != nil {
 				return err
 			}
 		}
@@ -237,6 +255,23 @@ func (d *Doc) Errorf(path, format string, args ...any) *Error {
 		return d.errAt(n, path, msg)
 	}
 	return &Error{File: d.File, Path: path, Msg: msg}
+}
+
+// Overridden reports whether path, or a section holding it, was written
+// by Set (an override such as --set) rather than by the file or a default,
+// so a check across two fields can blame the one the user changed.
+func (d *Doc) Overridden(path string) bool {
+	for p := path; p != ""; {
+		if d.set[p] {
+			return true
+		}
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return false
 }
 
 // Names returns the `name` of every entry of the list at path, in order.

@@ -57,7 +57,7 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 				}
 			}
 			if ft == nil {
-				return fail(fmt.Sprintf("unknown path: %s has no field %q; allowed: %s", orTop(done), seg, strings.Join(FieldNames(t), ", ")))
+				return fail(fmt.Sprintf("unknown path: %s has no field %q; allowed: %s%s", orTop(done), seg, strings.Join(FieldNames(t), ", "), hintAfter(seg, FieldNames(t))))
 			}
 			t = ft
 			child = mapValue(parent, seg)
@@ -75,7 +75,7 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 				}
 			}
 			if child == nil {
-				return fail(fmt.Sprintf("unknown path: %s has no entry %q; entries: %s", orTop(done), seg, strings.Join(names, ", ")))
+				return fail(fmt.Sprintf("unknown path: %s has no entry %q; entries: %s%s", orTop(done), seg, strings.Join(names, ", "), hintAfter(seg, names)))
 			}
 		default:
 			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", orTop(done), seg))
@@ -83,6 +83,9 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 		if last {
 			if child != nil && !overwrite {
 				return nil
+			}
+			if overwrite {
+				d.set[path] = true
 			}
 			d.markOrigin(newNode, origin)
 			if child == nil || parent.Kind == yaml.SequenceNode {
@@ -109,6 +112,14 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 		done = join(done, seg)
 	}
 	return nil
+}
+
+// hintAfter is "; did you mean X?" for a name near one of known, or "".
+func hintAfter(name string, known []string) string {
+	if h := nearID(name, known); h != "" {
+		return "; " + strings.TrimSpace(h)
+	}
+	return ""
 }
 
 func orTop(path string) string {

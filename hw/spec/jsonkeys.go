@@ -3,7 +3,10 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 )
 
 // DuplicateJSONKey finds the first key that an object of the JSON text
@@ -83,4 +86,39 @@ func DuplicateJSONKey(file string, line int, data []byte) error {
 			stack[n-1].want = true
 		}
 	}
+}
+
+// JSONProblem says in plain words what is wrong with the JSON text data,
+// whose decoding failed with err, and at which byte offset of data: the
+// slips that Python's json, editors and hand edits make (a byte-order
+// mark, a trailing comma, NaN or Infinity, text cut short) by name, the
+// decoder's own words otherwise. data is scanned whole, so the offset is
+// absolute (a json.Decoder's is relative to the value it was reading);
+// it is -1 when data is valid JSON and err names no place.
+func JSONProblem(data []byte, err error) (msg string, off int64) {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return "the file starts with a UTF-8 byte-order mark (BOM), which JSON does not allow: save it without one", 0
+	}
+	var v any
+	var se *json.SyntaxError
+	if !errors.As(json.Unmarshal(data, &v), &se) {
+		return OneLine(strings.TrimPrefix(err.Error(), "json: ")), -1
+	}
+	if strings.HasPrefix(se.Error(), "unexpected end of JSON input") {
+		return "the JSON ends early (cut short, or a bracket left open)", int64(len(data))
+	}
+	off = min(max(se.Offset-1, 0), int64(len(data)))
+	rest := data[off:]
+	before := bytes.TrimRight(data[:off], " \t\r\n")
+	switch {
+	case len(rest) > 0 && (rest[0] == '}' || rest[0] == ']') && bytes.HasSuffix(before, []byte(",")):
+		return fmt.Sprintf("a trailing comma before %q, which JSON does not allow: remove it", rest[0]), int64(len(before)) - 1
+	case bytes.HasPrefix(rest, []byte("NaN")), bytes.HasPrefix(rest, []byte("Infinity")), bytes.HasPrefix(rest, []byte("-Infinity")):
+		n := 1 + bytes.IndexFunc(rest[1:], func(r rune) bool { return !unicode.IsLetter(r) })
+		if n == 0 {
+			n = len(rest)
+		}
+		return fmt.Sprintf("%s is not a JSON number (Python's json writes it for a float that is not finite): give a finite number", rest[:n]), off
+	}
+	return OneLine(se.Error()), off
 }
