@@ -17,6 +17,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 )
 
 // Env is the typed example environment expressions compile against: the
@@ -63,6 +64,15 @@ func (e *Env) Known(path string) bool { return e.known[path] }
 // 0 for other paths and plain numbers.
 func (e *Env) Kind(path string) units.Kind { return e.kinds[path] }
 
+// keyKind is the dimension of a name: a chip path's from its spec field,
+// a result key's from the key space (sim.KeyKind).
+func (e *Env) keyKind(name string) units.Kind {
+	if strings.HasPrefix(name, chipKey+".") {
+		return e.kinds[name]
+	}
+	return sim.KeyKind(name)
+}
+
 // Expr is a compiled expression.
 type Expr struct {
 	Flag string // the flag that gave it: --require, --minimize, --maximize
@@ -101,9 +111,16 @@ func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node,
 	if strings.TrimSpace(text) == "" {
 		return nil, nil, fmt.Errorf("%s is empty: give an expression such as 'ttft_s < 0.5'", flag)
 	}
-	tree, err := parser.Parse(text)
+	plain, lits, err := withUnits(text)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %q: %v", flag, text, err)
+	}
+	tree, err := parser.Parse(plain)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s %q: syntax error%s", flag, text, exprMessage(err))
+	}
+	if err := errors.Join(checkDimensions(tree.Node, lits, e.keyKind), checkDivisions(tree.Node)); err != nil {
+		return nil, nil, fmt.Errorf("%s %q: %v", flag, text, err)
 	}
 	refs := references(tree.Node)
 	for _, r := range refs {
@@ -111,7 +128,7 @@ func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node,
 			return nil, nil, e.unknownName(flag, text, r)
 		}
 	}
-	prog, err := expr.Compile(text, expr.Env(e.example), want)
+	prog, err := expr.Compile(plain, expr.Env(e.example), want)
 	if err != nil {
 		msg := exprMessage(err)
 		switch {

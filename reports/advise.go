@@ -455,7 +455,7 @@ func keyKind(a *advisor.Advice, key string) units.Kind {
 	if strings.HasPrefix(key, "chip.") {
 		return a.Kinds[key]
 	}
-	return MetricKind(key)
+	return sim.KeyKind(key)
 }
 
 // signed prints a difference in the unit of key, with its sign.

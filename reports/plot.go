@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/sweep"
 	"gonum.org/v1/plot"
@@ -129,7 +130,7 @@ func SweepPlotData(s *sweep.Result) PlotData {
 				ys = append(ys, *v)
 			}
 		}
-		yUnit, yDiv := axisUnit(ys, MetricKind(name))
+		yUnit, yDiv := axisUnit(ys, sim.KeyKind(name))
 		panel := Panel{YLabel: withUnit(name, yUnit), Lines: make([]Line, len(groups))}
 		for g, label := range groups {
 			panel.Lines[g].Label = label
@@ -211,7 +212,7 @@ func objectiveKind(s *sweep.Result, o sweep.Objective) units.Kind {
 			}
 		}
 	}
-	return MetricKind(o.Text)
+	return sim.KeyKind(o.Text)
 }
 
 // axisUnit picks the unit an axis of kind k shows vals in, the one

@@ -120,28 +120,6 @@ func MetricValues(r *sim.Result, names []string) ([]*float64, error) {
 	return out, nil
 }
 
-// MetricKind guesses the dimension of a result key from its name, for
-// printing it readably: memory.dram_bytes is a size, ttft_s a duration.
-// Rates in 0..1 and token rates are plain numbers (0).
-func MetricKind(key string) units.Kind {
-	switch {
-	case strings.HasSuffix(key, "_bytes_per_s"):
-		return units.KindByteRate
-	case strings.HasSuffix(key, "_per_s"):
-		return 0
-	case strings.HasSuffix(key, "_bytes"):
-		return units.KindBytes
-	case strings.HasSuffix(key, "_s"), strings.HasSuffix(key, ".seconds"):
-		return units.KindDuration
-	case strings.HasSuffix(key, "joules_per_token"):
-		return units.KindEnergy
-	case strings.HasSuffix(key, "_w"):
-		return units.KindPower
-	case strings.HasSuffix(key, "_c"):
-		return units.KindTemperature
-	}
-	return 0
-}
 
 // WriteSweep prints a sweep in format f.
 func WriteSweep(w io.Writer, s *sweep.Result, f Format) error {
@@ -312,7 +290,7 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 		for k, m := range p.Metrics {
 			cell := "—"
 			if m != nil {
-				cell = FormatValue(*m, MetricKind(s.Metrics[k]))
+				cell = FormatValue(*m, sim.KeyKind(s.Metrics[k]))
 			}
 			fmt.Fprintf(tw, "%s\t", cell)
 		}
@@ -320,7 +298,7 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 			if v == nil {
 				return "—"
 			}
-			return FormatValue(*v, MetricKind(key)) // not a field: those have no column
+			return FormatValue(*v, sim.KeyKind(key)) // not a field: those have no column
 		}) {
 			fmt.Fprintf(tw, "%s\t", c)
 		}

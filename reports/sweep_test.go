@@ -146,25 +146,6 @@ func TestCheckMetrics(t *testing.T) {
 	}
 }
 
-func TestMetricKind(t *testing.T) {
-	for key, want := range map[string]units.Kind{
-		"memory.dram_bytes":              units.KindBytes,
-		"memory.dram_peak_bytes_per_s":   units.KindByteRate,
-		"decode.tokens_per_s":            0,
-		"ttft_s":                         units.KindDuration,
-		"prefill.seconds":                units.KindDuration,
-		"energy.joules_per_token":        units.KindEnergy,
-		"energy.avg_power_w":             units.KindPower,
-		"thermal.peak_c":                 units.KindTemperature,
-		"memory.kv_l3_miss_rate":         0,
-		"decode.ms_per_token.p50":        0,
-		"thermal.sustained_tokens_per_s": 0,
-	} {
-		if got := MetricKind(key); got != want {
-			t.Errorf("MetricKind(%s) = %v, want %v", key, got, want)
-		}
-	}
-}
 
 func TestFormatValue(t *testing.T) {
 	for _, tc := range []struct {

@@ -189,7 +189,7 @@ the front connected and every chip labelled.`,
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	fl.StringVar(&candidates, "candidates", "", "the chips to rank, comma-separated: catalog ids or chip YAML files (default: the whole catalog); CHIP@RUNTIME ranks the chip under that runtime")
 	fl.StringVar(&runtimeList, "runtimes", "", "rank each candidate under these runtimes too, as (chip, runtime) pairs: ID,... or all (every catalog runtime that can run the model on it); each chip keeps its default runtime's row")
-	fl.StringArrayVar(&requires, "require", nil, "a condition passing chips meet, e.g. 'ttft_s < 0.5 && decode.tokens_per_s >= 8'; repeatable")
+	fl.StringArrayVar(&requires, "require", nil, "a condition passing chips meet, e.g. 'ttft_s < 500ms && decode.tokens_per_s >= 8' (a number with a unit is read in the key's SI unit: 500ms, 8GiB, 43C, 50%); repeatable")
 	fl.StringVar(&minimize, "minimize", "", "rank passing chips by this expression, lowest first (e.g. chip.price_usd)")
 	fl.StringVar(&maximize, "maximize", "", "rank passing chips by this expression, highest first (default decode.tokens_per_s)")
 	fl.StringArrayVar(&whatIfs, "what-if", nil, "rerun the ranking with a changed figure, PATH=VALUE or CHIP:PATH=VALUE (--set paths); repeatable")
