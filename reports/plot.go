@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/internal/atomicfile"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"

@@ -120,7 +120,6 @@ func MetricValues(r *sim.Result, names []string) ([]*float64, error) {
 	return out, nil
 }
 
-
 // WriteSweep prints a sweep in format f.
 func WriteSweep(w io.Writer, s *sweep.Result, f Format) error {
 	switch f {

@@ -146,7 +146,6 @@ func TestCheckMetrics(t *testing.T) {
 	}
 }
 
-
 func TestFormatValue(t *testing.T) {
 	for _, tc := range []struct {
 		v    float64
