@@ -336,6 +336,7 @@ func Read(r io.Reader, name string) ([]Record, []Warning, error) {
 			if assumed != "" {
 				warns = append(warns, Warning{File: name, Line: line, Msg: assumed})
 			}
+			rec.file, rec.line = name, line
 			recs = append(recs, rec)
 		}
 		if !complete {

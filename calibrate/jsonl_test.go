@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,7 +61,12 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
-	if !reflect.DeepEqual(got, want) {
+	for i, r := range got {
+		if r.Where() != fmt.Sprintf("%s:%d", path, i+1) {
+			t.Errorf("record %d is at %s", i, r.Where())
+		}
+	}
+	if got = unlocated(got); !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip\n got %+v\nwant %+v", got, want)
 	}
 	data, _ := os.ReadFile(path)
@@ -97,7 +103,7 @@ func TestWriterFlushesEachRecord(t *testing.T) {
 			t.Fatalf("the target changed before Close: %q", data)
 		}
 		got, warns, err := ReadFile(w.Name())
-		if err != nil || len(warns) != 0 || len(got) != i+1 || !reflect.DeepEqual(got[i], r) {
+		if err != nil || len(warns) != 0 || len(got) != i+1 || !reflect.DeepEqual(unlocated(got)[i], r) {
 			t.Fatalf("after %d writes: %d records, warnings %v, err %v", i+1, len(got), warns, err)
 		}
 	}
@@ -249,7 +255,7 @@ func TestAppendContinuesAfterAKill(t *testing.T) {
 	w.Write(recs[2])
 	w.Close()
 	got, warns, err := ReadFile(path)
-	if err != nil || len(warns) != 0 || !reflect.DeepEqual(got, recs) {
+	if err != nil || len(warns) != 0 || !reflect.DeepEqual(unlocated(got), recs) {
 		t.Errorf("after append: %d records, %v, %v", len(got), warns, err)
 	}
 	w, warns, err = Append(path) // a clean file is left alone
@@ -387,4 +393,14 @@ func TestRecordsNameFilesBesideThem(t *testing.T) {
 	if recs[1].SoC != "rk3588" || recs[1].Model != "chips/board.yaml" {
 		t.Errorf("a catalog id and a path from the working directory changed: %q, %q", recs[1].SoC, recs[1].Model)
 	}
+}
+
+// unlocated is recs without where they were read, to compare with
+// records built in code.
+func unlocated(recs []Record) []Record {
+	out := slices.Clone(recs)
+	for i := range out {
+		out[i].file, out[i].line = "", 0
+	}
+	return out
 }

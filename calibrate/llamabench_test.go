@@ -449,7 +449,7 @@ func TestImportedRecordsRoundTrip(t *testing.T) {
 		}
 	}
 	back, warns, err := Read(&b, "out.jsonl")
-	if err != nil || len(warns) != 0 || !reflect.DeepEqual(back, recs) {
+	if err != nil || len(warns) != 0 || !reflect.DeepEqual(unlocated(back), recs) {
 		t.Fatalf("err %v, warnings %v\n got %+v\nwant %+v", err, warns, back, recs)
 	}
 	// The JSON keys are the snake_case names of CONTRACT.md.

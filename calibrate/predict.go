@@ -173,7 +173,7 @@ func predicted(r Record, res *sim.Result) (float64, error) {
 		ph = res.Decode.Phase
 	}
 	if ph.TokensPerS == nil || *ph.TokensPerS <= 0 {
-		return 0, fmt.Errorf("%s: the run has no %s rate", r.Source, r.Kind)
+		return 0, fmt.Errorf("%s: the run has no %s rate", r.Where(), r.Kind)
 	}
 	if r.Unit == UnitSeconds {
 		if decodes(r) {
@@ -232,7 +232,7 @@ func (p *Predictor) Run(ctx context.Context, r Record, ov *Overlay) (*sim.Result
 	key := fmt.Sprintf("%+v|%s", w, overlayKey(ov))
 	res, err := cached(&p.mu, p.runs, key, 0, func() (*sim.Result, error) { return p.run(ctx, w, ov) })
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Source, err)
+		return nil, r.locate(err)
 	}
 	return res, nil
 }
@@ -412,7 +412,7 @@ const kernelModel = "probe-decoder-s"
 func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, float64, error) {
 	chip, err := p.onThreads(ov, r.SoC, "", r.Threads)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+		return "", 0, r.locate(err)
 	}
 	m, err := p.model(kernelModel)
 	if err != nil {
@@ -420,7 +420,7 @@ func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, 
 	}
 	q, err := workloads.ParseQuant(r.Quant)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+		return "", 0, r.locate(err)
 	}
 	op := workloads.MatMul(q, max(1, r.Shape.M), r.Shape.N, r.Shape.K)
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, Unit: unitFor(chip, 0), Batch: 1, Fidelity: p.Fidelity, Seed: 1}
@@ -428,7 +428,7 @@ func (p *Predictor) kernel(ctx context.Context, r Record, ov *Overlay) (string, 
 	warm := op.Touch(workloads.Weights) <= float64(chip.Memory.L3.Size)
 	unit, secs, err := sim.RunKernel(ctx, cfg, op, warm)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: %w", r.Source, err)
+		return "", 0, r.locate(err)
 	}
 	if r.Unit == UnitSeconds {
 		return unit, secs, nil

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -62,6 +63,11 @@ var kindUnits = map[Kind][]string{
 // keys are the snake_case names in the tags, and every key but kind, soc,
 // value, unit and source may be left out.
 type Record struct {
+	// file and line are where [Read] found the record ("" and 0 for one
+	// built in code), so that an error about it can point there.
+	file string
+	line int
+
 	Kind Kind `json:"kind"`
 	// SoC is the chip: a catalog id ("apple-m2"), or the path of a chip
 	// file, in which case SoCDigest is its content digest.
@@ -347,4 +353,26 @@ func DigestFile(path string) (string, error) {
 		return "", err
 	}
 	return Digest(data), nil
+}
+
+// Where is where the record came from, for messages: its file and line
+// when it was read from one, else its source.
+func (r Record) Where() string {
+	if r.file != "" {
+		return fmt.Sprintf("%s:%d", r.file, r.line)
+	}
+	return r.Source
+}
+
+// locate puts an error about r at the record: a catalog error that names
+// a flag (--soc, --model) is given the record's file, line and field
+// instead; any other error is prefixed with where the record came from.
+func (r Record) locate(err error) error {
+	var se *spec.Error
+	if errors.As(err, &se) && strings.HasPrefix(se.File, "--") && r.file != "" {
+		e := *se
+		e.File, e.Line, e.Path = r.file, r.line, strings.TrimPrefix(se.File, "--")
+		return &e
+	}
+	return fmt.Errorf("%s: %w", r.Where(), err)
 }

@@ -148,7 +148,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			if _, ok := pr.Runtimes[r.Runtime]; r.Runtime != "" && !ok {
 				p, err := runtimes.Load(r.Runtime)
 				if err != nil {
-					return nil, &InputError{Msg: r.Source + ": " + err.Error()}
+					return nil, &InputError{Msg: r.locate(err).Error()}
 				}
 				pr.Runtimes[r.Runtime] = p.Bare()
 			}

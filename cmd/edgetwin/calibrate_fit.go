@@ -28,6 +28,9 @@ func readRecords(cmd *cobra.Command, files []string) ([]calibrate.Record, error)
 			return nil, inputErr(fmt.Errorf("%s: cannot read records: %w", f, err))
 		}
 		printWarnings(cmd.ErrOrStderr(), warns)
+		if len(recs) == 0 {
+			return nil, inputErrorf("%s: holds no record (one JSON object a line, as calibrate import and calibrate probe write)", f)
+		}
 		all = append(all, recs...)
 	}
 	return all, nil
