@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/thermal"
+	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -209,7 +211,8 @@ func (e *engine) accountAs(phase workloads.Phase, label string, d counters, seco
 // length, its power (in total and into each node), and every unit's clock
 // and node's temperature after it.
 func (e *engine) record(label string, seconds, joules float64) {
-	if len(e.st.series) == maxSeriesPoints && e.overflow == nil {
+	n := len(e.st.series)
+	if e.overflow == nil && (n == maxSeriesPoints || n == estimateAfter && e.tooManyAhead()) {
 		e.overflow = e.tooLong()
 		if e.stop != nil {
 			e.stop()
@@ -230,9 +233,35 @@ func (e *engine) record(label string, seconds, joules float64) {
 // 370,000 and peaks at 320 MB). A variable so a test can lower it.
 var maxSeriesPoints = 1_200_000
 
-// tooLong is the error of a run that reached maxSeriesPoints.
+// estimateAfter is how many stretches a timed run simulates before it
+// estimates how many it will keep by its end: a few hundred decode steps,
+// milliseconds of work.
+const estimateAfter = 256
+
+// tooManyAhead reports whether a run with an end time, at the rate it has
+// kept stretches so far, would keep more than twice maxSeriesPoints by
+// its end. Heat only slows the steps later on (a throttled phone runs at
+// half its cool rate), so twice the budget is past what any run of that
+// length could fit; a run nearer the budget is stopped when it reaches it.
+func (e *engine) tooManyAhead() bool {
+	if e.stopAt <= 0 || e.clock <= 0 {
+		return false
+	}
+	return float64(len(e.st.series))/e.clock*e.stopAt > 2*float64(maxSeriesPoints)
+}
+
+// tooLong is the error of a run that reached maxSeriesPoints, or that is
+// on course to pass it twice over.
 func (e *engine) tooLong() error {
-	return inputErrorf("the run would keep more than %d steps in memory (about 1 GiB), reached after %.1f h of simulated time; give a shorter --duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)", maxSeriesPoints, e.clock/3600)
+	what := fmt.Sprintf("reached after %.1f h of simulated time", e.clock/3600)
+	if len(e.st.series) < maxSeriesPoints {
+		what = fmt.Sprintf("about %.3g by the end of its %.4g h at the rate of its first %.3g s", float64(len(e.st.series))/e.clock*e.stopAt, e.stopAt/3600, e.clock)
+	}
+	at := ""
+	if e.cfg.Duration > 0 {
+		at = "--duration " + units.Format(e.cfg.Duration, units.KindDuration) + ": "
+	}
+	return inputErrorf("%sthe run would keep more than %d steps in memory (about 1 GiB), %s; give a shorter --duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)", at, maxSeriesPoints, what)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

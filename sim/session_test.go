@@ -136,21 +136,36 @@ func TestSpread(t *testing.T) {
 }
 
 // TestRunTooLongIsRefused: a session that would keep more steps than the
-// memory budget allows stops there with an input error naming the
-// simulated time it reached and the flag that bounds it, instead of
-// growing until the machine runs out of memory.
+// memory budget allows stops with an input error naming the budget and the
+// flag that bounds it, instead of growing until the machine runs out of
+// memory: at once when its first steps show it would pass the budget
+// twice over, else when it reaches the budget.
 func TestRunTooLongIsRefused(t *testing.T) {
 	defer func(n int) { maxSeriesPoints = n }(maxSeriesPoints)
-	maxSeriesPoints = 500
 	sc, err := workloads.LoadScenario("sustained", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", fidelity: Analytic})
-	cfg.Scenario, cfg.Duration = sc, 3600
-	_, err = Run(context.Background(), cfg)
-	var ie *InputError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "more than 500 steps") || !strings.Contains(err.Error(), "--duration") {
-		t.Errorf("got %v, want an input error naming the budget and --duration", err)
+	cfg.Scenario, cfg.Duration = sc, 60
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSecond := float64(r.Decode.Tokens+2*r.Requests) / 60 // a stretch per step, and each request's prefill and sampling
+	maxSeriesPoints = 500
+	for _, c := range []struct {
+		duration float64
+		want     string
+	}{
+		{3600, "by the end of its 1 h"},          // ~40 times the budget: stopped after its first 256 steps
+		{1.5 * 500 / perSecond, "reached after"}, // 1.5 times: run until the budget
+	} {
+		cfg.Duration = c.duration
+		_, err = Run(context.Background(), cfg)
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "more than 500 steps") || !strings.Contains(err.Error(), "--duration") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.0f s: got %v, want an input error naming the budget, --duration and %q", c.duration, err, c.want)
+		}
 	}
 }

@@ -118,6 +118,10 @@ func (s *Scenario) Length(mean int, u float64) int {
 // ScenarioIDs lists the built-in scenarios.
 func ScenarioIDs() []string { return scenarios.IDs() }
 
+// maxTurns bounds a chat's turns: past it a conversation is no longer one
+// user's, and its run would outgrow the memory a run may keep.
+const maxTurns = 10000
+
 // LoadScenario loads a built-in scenario by id or a scenario YAML file;
 // overrides address its fields without the "scenario." prefix.
 func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
@@ -143,6 +147,8 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 		return nil, doc.Errorf("duration", "a sustained scenario needs a positive duration, e.g. 5m")
 	case s.Kind == Chat && s.Turns == 0:
 		return nil, doc.Errorf("turns", "a chat needs its number of turns, e.g. 30")
+	case s.Turns > maxTurns:
+		return nil, doc.Errorf("turns", "%d turns is not a plausible chat: at most %d (chat-30's thirty is a long conversation; many users' requests are a sustained scenario)", s.Turns, maxTurns)
 	case s.Kind != Sustained && s.Answer == 0:
 		return nil, doc.Errorf("answer", "a %s scenario needs the tokens of each answer, e.g. 200", s.Kind)
 	case s.ThinkTime < 0:
