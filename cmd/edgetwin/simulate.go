@@ -6,7 +6,6 @@ import (
 
 	"github.com/edgetwin/edgetwin/calibrate"
 	"github.com/edgetwin/edgetwin/hw"
-	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/reports"
@@ -78,27 +77,6 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-// overrides splits --set values into chip, model and scenario overrides.
-func (f *runFlags) overrides() (chip, model, scenario []spec.Override, err error) {
-	for _, s := range f.sets {
-		o, err := spec.ParseOverride(s)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		switch {
-		case strings.HasPrefix(o.Path, "model."):
-			o.Path = strings.TrimPrefix(o.Path, "model.")
-			model = append(model, o)
-		case strings.HasPrefix(o.Path, "scenario."):
-			o.Path = strings.TrimPrefix(o.Path, "scenario.")
-			scenario = append(scenario, o)
-		default:
-			chip = append(chip, o)
-		}
-	}
-	return chip, model, scenario, nil
-}
-
 // config loads everything the flags name into a simulation config for the
 // chip ref. Every error is the user's input.
 func (f *runFlags) config(chipRef string) (sim.Config, error) {
@@ -127,7 +105,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
-	chipSets, modelSets, scenarioSets, err := f.overrides()
+	chipSets, modelSets, scenarioSets, err := sim.SplitSets(f.sets)
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
