@@ -13,6 +13,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/review"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -67,7 +68,7 @@ first scenario (or the single prompt without one). Questions are ids —
 			if err != nil {
 				return inputErr(err)
 			}
-			rv, err := reports.LoadReview(config, data)
+			rv, err := review.Parse(config, data)
 			if err != nil {
 				return inputErr(err)
 			}
@@ -112,11 +113,7 @@ first scenario (or the single prompt without one). Questions are ids —
 }
 
 func questionList() string {
-	var ids []string
-	for _, q := range reports.QuestionIDs {
-		ids = append(ids, q.ID)
-	}
-	return strings.Join(ids, ", ")
+	return strings.Join(review.QuestionIDs(), ", ")
 }
 
 // runResult is one simulation of a report: its result, or the input error
@@ -132,7 +129,7 @@ type reportJob func(ctx context.Context) error
 // reviewPlan is a checked review with everything the report runs and the
 // runs' results once run.
 type reviewPlan struct {
-	rv      *reports.Review
+	rv      *review.File
 	chipIDs []string   // the chips' ids as results name them
 	single  []runFlags // per model: the single-prompt workload
 	// advised are the runs the requirements are checked on: per model,
@@ -171,7 +168,7 @@ var reportFigures = []reportFigure{
 // planReview loads every chip and model of the review, compiles its
 // requirements, and lists the runs. Every error it returns is the review
 // file's, located in it.
-func planReview(rv *reports.Review) (*reviewPlan, error) {
+func planReview(rv *review.File) (*reviewPlan, error) {
 	p := &reviewPlan{rv: rv, state: map[string]any{}}
 	for _, m := range rv.Models {
 		f := runFlags{model: m.Model, quant: m.Quant, kv: m.KVDtype, fidelity: rv.Fidelity, prompt: rv.Prompt, gen: rv.Gen, batch: rv.Batch, seed: rv.Seed, sets: slices.Clone(rv.Sets)}
@@ -244,7 +241,7 @@ func planReview(rv *reports.Review) (*reviewPlan, error) {
 }
 
 // withScenario adds a review scenario to a workload's flags.
-func withScenario(f runFlags, s reports.ReviewScenario) runFlags {
+func withScenario(f runFlags, s review.Scenario) runFlags {
 	f.scenario = s.Scenario
 	if s.Duration != nil {
 		f.duration = units.Format(float64(*s.Duration), units.KindDuration)

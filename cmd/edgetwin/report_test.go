@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/review"
 )
 
 // tinyReview is a review of two teaching chips that runs in seconds: a
@@ -149,7 +149,7 @@ func TestPlanTurnsScenario(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeReview(t, c.review)
 			data, _ := os.ReadFile(path)
-			rv, err := reports.LoadReview(path, data)
+			rv, err := review.Parse(path, data)
 			if err != nil {
 				t.Fatal(err)
 			}

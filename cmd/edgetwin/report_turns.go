@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/reports"
+	"github.com/edgetwin/edgetwin/review"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -14,7 +15,7 @@ import (
 // and model under the review's first chat scenario, or the built-in
 // chat-30 when the review lists none.
 type turnRuns struct {
-	scenario reports.ReviewScenario
+	scenario review.Scenario
 	builtin  bool // the review lists no chat scenario
 	run      runResult
 }
@@ -24,7 +25,7 @@ type turnRuns struct {
 const defaultChat = "chat-30"
 
 func planTurns(p *reviewPlan) error {
-	st := &turnRuns{scenario: reports.ReviewScenario{Scenario: defaultChat}, builtin: true}
+	st := &turnRuns{scenario: review.Scenario{Scenario: defaultChat}, builtin: true}
 	for _, s := range p.rv.Scenarios {
 		sc, err := s.Load()
 		if err != nil {
