@@ -30,6 +30,7 @@ import (
 //	questions: [best-chip, throttle, 'What about a 4-bit KV cache?']
 //	contexts: [128, 256, 512, 1024, 2048]    # the decode-rate figure's
 type File struct {
+	// File is the review file's path; Title its title.
 	File  string
 	Title string
 	// Chips and Models as given, file references made relative to the
@@ -38,18 +39,24 @@ type File struct {
 	Models []Model
 	// Prompt, Gen and Batch are the single-prompt workload.
 	Prompt, Gen, Batch int
-	Scenarios          []Scenario
+	// Scenarios are the sessions every chip runs; the first is the one
+	// the requirements are checked under.
+	Scenarios []Scenario
 	// Sets are --set overrides for every run (chip paths unprefixed,
 	// model. and scenario. prefixes for the others).
-	Sets         []string
+	Sets []string
+	// Requirements are advise chip's --require expressions, checked under
+	// the first scenario (or the single prompt without one).
 	Requirements []string
 	// Objective ranks the chips that pass (advise chip's --maximize or
 	// --minimize); "" is the advisor's default.
 	Objective string
 	Maximize  bool
+	// Questions are question ids (KnownQuestions) or free text.
 	Questions []string
-	Fidelity  string
-	Seed      uint64
+	// Fidelity and Seed are every run's (tile and 1 when not given).
+	Fidelity string
+	Seed     uint64
 	// Contexts are the context lengths of the decode-rate figure, in
 	// tokens, ascending.
 	Contexts []int
@@ -59,6 +66,9 @@ type File struct {
 
 // Model is one model under review and its quantisation.
 type Model struct {
+	// Model is a catalog id or a model file; Quant its weight
+	// quantisation (Q4_0 when not given) and KVDtype its KV cache's
+	// element type (F16 when not given).
 	Model   string `yaml:"model" spec:"required"`
 	Quant   string `yaml:"quant,omitempty"`
 	KVDtype string `yaml:"kv_dtype,omitempty"`
@@ -68,6 +78,8 @@ type Model struct {
 // long, and overrides of its fields (PATH=VALUE, scenario paths without
 // the scenario. prefix).
 type Scenario struct {
+	// Scenario is a catalog id or a scenario file, Duration how long it
+	// runs (nil: the scenario's own), Set its overrides.
 	Scenario string         `yaml:"scenario" spec:"required"`
 	Duration *units.Seconds `yaml:"duration,omitempty"`
 	Set      []string       `yaml:"set,omitempty"`
@@ -139,15 +151,6 @@ var KnownQuestions = []struct{ ID, Text string }{
 	{"bottleneck", "What limits each chip?"},
 	{"throttle", "Does it throttle, when, and what does that cost?"},
 	{"vendor-questions", "What must we ask the vendors before deciding?"},
-}
-
-// Read reads and parses the review file at path.
-func Read(path string) (*File, error) {
-	data, err := spec.ReadFile(path, "review")
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, data)
 }
 
 // Parse reads a review file strictly: unknown fields, duplicate keys, a
