@@ -30,6 +30,6 @@
 // diagnoses, its vendor questions); choosing a chip and meeting the
 // requirements are read off the ranking here. What it costs: the advice's
 // sensitivity reruns (first model only) and the figures' runs, a few
-// dozen simulations for a handful of chips; the example review takes
-// about a minute at tile fidelity on a laptop.
+// dozen simulations for a handful of chips; examples/review (three chips,
+// two models, tile fidelity) takes about a minute on two cores.
 package review
