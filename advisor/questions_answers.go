@@ -145,11 +145,22 @@ func (p *QuestionsPlan) throttleAnswer() Answer {
 		"duration_s":                     val(p.req.SustainedFor),
 		"energy.avg_power_w":             res.Energy.AvgPowerW,
 	}
+	text := fmt.Sprintf("Decoding flat out for %s (%s, %s ambient): %s", dur, sustainedScenario, ambient(r.cfg.Chip), Throttling(r.cfg.Chip, res))
+	return Answer{ID: id, Question: q, Answer: text + ".", Metrics: m, Provenance: prov}
+}
+
+// Throttling answers "does it throttle, when, and what does that cost?"
+// for a run of chip, in words without a capital or a full stop: when the
+// governor first lowers a clock and which trips the run reached, the
+// decode rate over the first 10 s against the last minute's, and the
+// peak temperatures and mean power. The questions' sustained run and a
+// review's scenario runs both answer with it.
+func Throttling(chip *hw.Chip, res *sim.Result) string {
+	th := res.Thermal
 	var b strings.Builder
-	fmt.Fprintf(&b, "Decoding flat out for %s (%s, %s ambient): ", dur, sustainedScenario, ambient(r.cfg.Chip))
 	if th.ThrottleOnsetS != nil {
 		fmt.Fprintf(&b, "the governor first lowers a clock after %s", units.Approx(*th.ThrottleOnsetS, units.KindDuration))
-		if trips := tripsReached(r.cfg.Chip, th); len(trips) > 0 {
+		if trips := tripsReached(chip, th); len(trips) > 0 {
 			fmt.Fprintf(&b, " (%s reached)", strings.Join(trips, ", "))
 		}
 	} else {
@@ -176,7 +187,7 @@ func (p *QuestionsPlan) throttleAnswer() Answer {
 	if pw := res.Energy.AvgPowerW; pw != nil {
 		fmt.Fprintf(&b, ", drawing %.1f W on average", *pw)
 	}
-	return Answer{ID: id, Question: q, Answer: b.String() + ".", Metrics: m, Provenance: prov}
+	return b.String()
 }
 
 // ambient prints the chip's ambient temperature.

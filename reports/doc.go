@@ -7,11 +7,10 @@
 // drawing (Render: png, svg or pdf), so tests and scripts read the data
 // and golden files hold the data and the SVG's structure, not pixels.
 //
-// A review report starts from a review file (LoadReview: chips, models,
-// scenarios, requirements, questions) and ends as a Bundle of sections —
-// text, a Chart or a ReportTable each — that WriteBundle writes as one
-// folder: index.html with the figures embedded, report.md, every figure
-// as SVG, PNG and CSV. The folder is built beside its destination and
+// A review report is a Bundle of sections — text, a Chart or a
+// ReportTable each — that package review lays out from a review file and
+// WriteBundle writes as one folder: index.html with the figures embedded,
+// report.md, every figure as SVG, PNG and CSV. The folder is built beside its destination and
 // renamed into place, so a report is never half-written.
 //
 // Every writer is deterministic: the same result prints the same bytes.

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/edgetwin/edgetwin/reports"
 )
 
 // tinyReview is a review of two teaching chips that runs in seconds: a
@@ -130,37 +128,5 @@ func TestReportBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "photos" }) || len(entries) != 1 {
 		t.Errorf("left in the folder: %v", entries)
-	}
-}
-
-// TestPlanTurnsScenario: the per-turn figure runs the review's first chat
-// scenario with its overrides, or the built-in chat-30 when the review
-// lists none.
-func TestPlanTurnsScenario(t *testing.T) {
-	noChat := strings.Replace(tinyReview, ", {scenario: chat-30, set: [turns=3, answer=16]}", "", 1)
-	for _, c := range []struct {
-		name, review string
-		builtin      bool
-		sets         []string
-	}{
-		{"listed", tinyReview, false, []string{"turns=3", "answer=16"}},
-		{"built-in", noChat, true, nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			path := writeReview(t, c.review)
-			data, _ := os.ReadFile(path)
-			rv, err := reports.LoadReview(path, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := planReview(rv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := p.state["turns"].(*turnRuns)
-			if st.scenario.Scenario != "chat-30" || st.builtin != c.builtin || !slices.Equal(st.scenario.Set, c.sets) {
-				t.Errorf("scenario %+v, built-in %v", st.scenario, st.builtin)
-			}
-		})
 	}
 }

@@ -79,27 +79,6 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-// overrides splits --set values into chip, model and scenario overrides.
-func (f *runFlags) overrides() (chip, model, scenario []spec.Override, err error) {
-	for _, s := range f.sets {
-		o, err := spec.ParseOverride(s)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		switch {
-		case strings.HasPrefix(o.Path, "model."):
-			o.Path = strings.TrimPrefix(o.Path, "model.")
-			model = append(model, o)
-		case strings.HasPrefix(o.Path, "scenario."):
-			o.Path = strings.TrimPrefix(o.Path, "scenario.")
-			scenario = append(scenario, o)
-		default:
-			chip = append(chip, o)
-		}
-	}
-	return chip, model, scenario, nil
-}
-
 // setPrefix gives an error about a --set value the path the user wrote:
 // the model and scenario documents know their fields without the prefix
 // that chose them.
@@ -141,7 +120,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, flagErr("--kv-dtype", err)
 	}
-	chipSets, modelSets, scenarioSets, err := f.overrides()
+	chipSets, modelSets, scenarioSets, err := sim.SplitSets(f.sets)
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package review
 
 import (
 	"fmt"
@@ -14,18 +14,18 @@ import (
 // and model under the review's first chat scenario, or the built-in
 // chat-30 when the review lists none.
 type turnRuns struct {
-	scenario reports.ReviewScenario
+	scenario Scenario
 	builtin  bool // the review lists no chat scenario
-	run      runResult
+	run      outcome
 }
 
 // defaultChat is the scenario of the per-turn figure when the review
 // lists no chat scenario.
 const defaultChat = "chat-30"
 
-func planTurns(p *reviewPlan) error {
-	st := &turnRuns{scenario: reports.ReviewScenario{Scenario: defaultChat}, builtin: true}
-	for _, s := range p.rv.Scenarios {
+func planTurns(p *Plan) error {
+	st := &turnRuns{scenario: Scenario{Scenario: defaultChat}, builtin: true}
+	for _, s := range p.file.Scenarios {
 		sc, err := s.Load()
 		if err != nil {
 			return err
@@ -36,25 +36,21 @@ func planTurns(p *reviewPlan) error {
 		}
 	}
 	p.state["turns"] = st
-	p.simulate(withScenario(p.single[0], st.scenario), p.rv.Chips[0], nil, &st.run)
+	p.simulate(p.single[0].withScenario(st.scenario), 0, &st.run)
 	return nil
 }
 
-func turnSections(p *reviewPlan) ([]reports.Section, error) {
+func turnSections(p *Plan) ([]reports.Section, error) {
 	st := p.state["turns"].(*turnRuns)
 	r := st.run.res
 	if r == nil || len(r.Turns) == 0 {
 		return nil, nil
 	}
-	m := p.rv.Models[0]
-	label := st.scenario.Label()
-	if len(st.scenario.Set) > 0 {
-		label += " (" + strings.Join(st.scenario.Set, ", ") + ")"
-	}
-	run := fmt.Sprintf("%s %s on %s, %s", m.Model, m.Quant, p.chipIDs[0], label)
-	d := reports.TurnPlotData("Per-turn latency — "+run, r.Turns)
+	m := p.file.Models[0]
+	name := fmt.Sprintf("%s %s on %s, %s", m.Model, m.Quant, p.chipIDs[0], st.scenario.labelWithSets())
+	d := reports.TurnPlotData("Per-turn latency — "+name, r.Turns)
 	caption := fmt.Sprintf("What the user waits for in each of the %d turns of %s: a bar a turn, from the message sent to the answer complete, cut into the stages in the order they ran (%s). Stages of milliseconds hardly show beside the decode; the CSV has every stage's seconds. Below, the time to first token per turn: %s.",
-		len(r.Turns), run, strings.Join(d.Stages, ", "), ttftSummary(r))
+		len(r.Turns), name, strings.Join(d.Stages, ", "), ttftSummary(r))
 	if d.TTFTLog {
 		caption += " Its axis is logarithmic, so the cold turn and the warm ones both read."
 	}

@@ -1,4 +1,4 @@
-package reports
+package review
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// Review is a checked review file: what `edgetwin report` simulates and
+// File is a checked review file: what `edgetwin report` simulates and
 // the questions its report answers. Chip, model and scenario files named
 // in it are resolved relative to the file.
 //
@@ -29,27 +29,34 @@ import (
 //	maximize: thermal.sustained_tokens_per_s  # or minimize: chip.price_usd
 //	questions: [best-chip, throttle, 'What about a 4-bit KV cache?']
 //	contexts: [128, 256, 512, 1024, 2048]    # the decode-rate figure's
-type Review struct {
+type File struct {
+	// File is the review file's path; Title its title.
 	File  string
 	Title string
 	// Chips and Models as given, file references made relative to the
 	// working directory.
 	Chips  []string
-	Models []ReviewModel
+	Models []Model
 	// Prompt, Gen and Batch are the single-prompt workload.
 	Prompt, Gen, Batch int
-	Scenarios          []ReviewScenario
+	// Scenarios are the sessions every chip runs; the first is the one
+	// the requirements are checked under.
+	Scenarios []Scenario
 	// Sets are --set overrides for every run (chip paths unprefixed,
 	// model. and scenario. prefixes for the others).
-	Sets         []string
+	Sets []string
+	// Requirements are advise chip's --require expressions, checked under
+	// the first scenario (or the single prompt without one).
 	Requirements []string
 	// Objective ranks the chips that pass (advise chip's --maximize or
 	// --minimize); "" is the advisor's default.
 	Objective string
 	Maximize  bool
+	// Questions are question ids (KnownQuestions) or free text.
 	Questions []string
-	Fidelity  string
-	Seed      uint64
+	// Fidelity and Seed are every run's (tile and 1 when not given).
+	Fidelity string
+	Seed     uint64
 	// Contexts are the context lengths of the decode-rate figure, in
 	// tokens, ascending.
 	Contexts []int
@@ -57,24 +64,29 @@ type Review struct {
 	doc *spec.Doc
 }
 
-// ReviewModel is one model under review and its quantisation.
-type ReviewModel struct {
+// Model is one model under review and its quantisation.
+type Model struct {
+	// Model is a catalog id or a model file; Quant its weight
+	// quantisation (Q4_0 when not given) and KVDtype its KV cache's
+	// element type (F16 when not given).
 	Model   string `yaml:"model" spec:"required"`
 	Quant   string `yaml:"quant,omitempty"`
 	KVDtype string `yaml:"kv_dtype,omitempty"`
 }
 
-// ReviewScenario is a session the chips run: a scenario id or file, how
+// Scenario is a session the chips run: a scenario id or file, how
 // long, and overrides of its fields (PATH=VALUE, scenario paths without
 // the scenario. prefix).
-type ReviewScenario struct {
+type Scenario struct {
+	// Scenario is a catalog id or a scenario file, Duration how long it
+	// runs (nil: the scenario's own), Set its overrides.
 	Scenario string         `yaml:"scenario" spec:"required"`
 	Duration *units.Seconds `yaml:"duration,omitempty"`
 	Set      []string       `yaml:"set,omitempty"`
 }
 
 // Label names the scenario in titles: "sustained, 2 min".
-func (s ReviewScenario) Label() string {
+func (s Scenario) Label() string {
 	if s.Duration == nil {
 		return s.Scenario
 	}
@@ -82,7 +94,7 @@ func (s ReviewScenario) Label() string {
 }
 
 // Sets are the scenario's overrides as --set values.
-func (s ReviewScenario) Sets() []string {
+func (s Scenario) Sets() []string {
 	out := make([]string, len(s.Set))
 	for i, v := range s.Set {
 		out[i] = "scenario." + v
@@ -91,24 +103,24 @@ func (s ReviewScenario) Sets() []string {
 }
 
 // Load reads the scenario with its overrides, as its runs see it.
-func (s ReviewScenario) Load() (*workloads.Scenario, error) {
+func (s Scenario) Load() (*workloads.Scenario, error) {
 	return workloads.LoadScenario(s.Scenario, mustOverrides(s.Set))
 }
 
 type reviewFile struct {
-	Title        string           `yaml:"title" spec:"required"`
-	Chips        []string         `yaml:"chips" spec:"required"`
-	Models       []ReviewModel    `yaml:"models" spec:"required"`
-	Workload     reviewWorkload   `yaml:"workload,omitempty"`
-	Scenarios    []ReviewScenario `yaml:"scenarios,omitempty"`
-	Set          []string         `yaml:"set,omitempty"`
-	Requirements []string         `yaml:"requirements,omitempty"`
-	Maximize     string           `yaml:"maximize,omitempty"`
-	Minimize     string           `yaml:"minimize,omitempty"`
-	Questions    []string         `yaml:"questions,omitempty"`
-	Fidelity     string           `yaml:"fidelity,omitempty" spec:"oneof=analytic|tile|line"`
-	Seed         uint64           `yaml:"seed,omitempty"`
-	Contexts     []int            `yaml:"contexts,omitempty"`
+	Title        string         `yaml:"title" spec:"required"`
+	Chips        []string       `yaml:"chips" spec:"required"`
+	Models       []Model        `yaml:"models" spec:"required"`
+	Workload     reviewWorkload `yaml:"workload,omitempty"`
+	Scenarios    []Scenario     `yaml:"scenarios,omitempty"`
+	Set          []string       `yaml:"set,omitempty"`
+	Requirements []string       `yaml:"requirements,omitempty"`
+	Maximize     string         `yaml:"maximize,omitempty"`
+	Minimize     string         `yaml:"minimize,omitempty"`
+	Questions    []string       `yaml:"questions,omitempty"`
+	Fidelity     string         `yaml:"fidelity,omitempty" spec:"oneof=analytic|tile|line"`
+	Seed         uint64         `yaml:"seed,omitempty"`
+	Contexts     []int          `yaml:"contexts,omitempty"`
 }
 
 type reviewWorkload struct {
@@ -130,10 +142,10 @@ const (
 // fidelity, so the default stops at 2048.
 var defaultContexts = []int{128, 256, 512, 1024, 2048}
 
-// QuestionIDs are the questions a review can ask by id, with what each
-// asks; any other text is asked as written, for the reader to answer
+// KnownQuestions are the questions a review can ask by id, with what
+// each asks; any other text is asked as written, for the reader to answer
 // from the figures.
-var QuestionIDs = []struct{ ID, Text string }{
+var KnownQuestions = []struct{ ID, Text string }{
 	{"best-chip", "Which chip should we choose?"},
 	{"requirements", "Which chips meet every requirement, and by how much?"},
 	{"bottleneck", "What limits each chip?"},
@@ -141,16 +153,16 @@ var QuestionIDs = []struct{ ID, Text string }{
 	{"vendor-questions", "What must we ask the vendors before deciding?"},
 }
 
-// LoadReview reads a review file strictly: unknown fields, duplicate
-// keys, a chip or model named twice, a bad quantisation, scenario or
-// --set value are errors naming the file, line and field.
-func LoadReview(file string, data []byte) (*Review, error) {
+// Parse reads a review file strictly: unknown fields, duplicate keys, a
+// chip or model named twice, a bad quantisation, scenario or --set value
+// are errors naming the file, line and field (hw/spec's error).
+func Parse(file string, data []byte) (*File, error) {
 	var f reviewFile
 	doc, err := spec.ParseInto(file, data, &f)
 	if err != nil {
 		return nil, err
 	}
-	r := &Review{
+	r := &File{
 		File: file, Title: strings.TrimSpace(f.Title), Prompt: reviewPrompt, Gen: reviewGen, Batch: 1,
 		Sets: f.Set, Requirements: f.Requirements, Questions: f.Questions, Fidelity: f.Fidelity, Seed: f.Seed, doc: doc,
 	}
@@ -255,7 +267,7 @@ func LoadReview(file string, data []byte) (*Review, error) {
 	}
 	for i, q := range f.Questions {
 		if strings.TrimSpace(q) == "" {
-			return nil, doc.Errorf("questions."+strconv.Itoa(i), "an empty question; ask in words or by id: %s", strings.Join(questionIDs(), ", "))
+			return nil, doc.Errorf("questions."+strconv.Itoa(i), "an empty question; ask in words or by id: %s", strings.Join(QuestionIDs(), ", "))
 		}
 	}
 	for i, req := range f.Requirements {
@@ -272,16 +284,17 @@ func mustOverrides(sets []string) []spec.Override {
 	for _, s := range sets {
 		o, err := spec.ParseOverride(s)
 		if err != nil {
-			panic("reports: an override that parsed once does not parse: " + err.Error())
+			panic("review: an override that parsed once does not parse: " + err.Error())
 		}
 		out = append(out, o)
 	}
 	return out
 }
 
-func questionIDs() []string {
+// QuestionIDs are the ids of KnownQuestions, in order.
+func QuestionIDs() []string {
 	var ids []string
-	for _, q := range QuestionIDs {
+	for _, q := range KnownQuestions {
 		ids = append(ids, q.ID)
 	}
 	return ids
@@ -291,15 +304,15 @@ func questionIDs() []string {
 // in spec paths: chips.2, requirements.0), for problems found after
 // loading: a chip that does not load, a requirement that does not
 // compile.
-func (r *Review) Errorf(path string, err error) error {
+func (r *File) Errorf(path string, err error) error {
 	return r.doc.Errorf(path, "%s", strings.Join(strings.Fields(err.Error()), " "))
 }
 
 // Question is a question of the review with its text: a known id's, or
 // the question as written (ID "").
-func (r *Review) Question(i int) (id, text string) {
+func (r *File) Question(i int) (id, text string) {
 	q := strings.TrimSpace(r.Questions[i])
-	for _, k := range QuestionIDs {
+	for _, k := range KnownQuestions {
 		if k.ID == q {
 			return k.ID, k.Text
 		}
@@ -308,4 +321,4 @@ func (r *Review) Question(i int) (id, text string) {
 }
 
 // String names the review for messages: "review.yaml (Phone SoC review)".
-func (r *Review) String() string { return fmt.Sprintf("%s (%s)", r.File, r.Title) }
+func (r *File) String() string { return fmt.Sprintf("%s (%s)", r.File, r.Title) }

@@ -1,4 +1,4 @@
-package reports
+package review
 
 import (
 	"os"
@@ -10,15 +10,15 @@ import (
 	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
-// TestLoadReviewExample: the shipped example loads, with the defaults
+// TestParseExample: the shipped example parses, with the defaults
 // filled in.
-func TestLoadReviewExample(t *testing.T) {
+func TestParseExample(t *testing.T) {
 	path := filepath.Join("..", "examples", "review", "review.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := LoadReview(path, data)
+	r, err := Parse(path, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,10 @@ func TestLoadReviewExample(t *testing.T) {
 	}
 }
 
-// TestLoadReviewResolvesFiles: chip and model files are read relative to
+// TestParseResolvesFiles: chip and model files are read relative to
 // the review file; catalog ids stay ids.
-func TestLoadReviewResolvesFiles(t *testing.T) {
-	r, err := LoadReview("reviews/r.yaml", []byte("title: t\nchips: [seed-a, chips/mine.yaml]\nmodels: [{model: ../m.yaml}]\n"))
+func TestParseResolvesFiles(t *testing.T) {
+	r, err := Parse("reviews/r.yaml", []byte("title: t\nchips: [seed-a, chips/mine.yaml]\nmodels: [{model: ../m.yaml}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +55,9 @@ func TestLoadReviewResolvesFiles(t *testing.T) {
 	}
 }
 
-// TestLoadReviewErrors: every bad review names the file, the line and
+// TestParseErrors: every bad review names the file, the line and
 // the field, and what is allowed.
-func TestLoadReviewErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	const ok = "title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\n"
 	for _, tc := range []struct {
 		name, yaml, want string
@@ -84,7 +84,7 @@ func TestLoadReviewErrors(t *testing.T) {
 		{"not yaml", "title: [\n", "r.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadReview("r.yaml", []byte(tc.yaml))
+			_, err := Parse("r.yaml", []byte(tc.yaml))
 			if err == nil {
 				t.Fatalf("no error; want %q", tc.want)
 			}
@@ -101,9 +101,9 @@ func TestLoadReviewErrors(t *testing.T) {
 	}
 }
 
-// TestReviewErrorf locates a later problem at its field.
-func TestReviewErrorf(t *testing.T) {
-	r, err := LoadReview("r.yaml", []byte("title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\nrequirements:\n  - ttft_s < 1\n  - decode.tokens_per_sec > 2\n"))
+// TestFileErrorf locates a later problem at its field.
+func TestFileErrorf(t *testing.T) {
+	r, err := Parse("r.yaml", []byte("title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\nrequirements:\n  - ttft_s < 1\n  - decode.tokens_per_sec > 2\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,8 +113,8 @@ func TestReviewErrorf(t *testing.T) {
 	}
 }
 
-// FuzzLoadReview: no input panics, and an error is one line.
-func FuzzLoadReview(f *testing.F) {
+// FuzzParse: no input panics, and an error is one line.
+func FuzzParse(f *testing.F) {
 	data, err := os.ReadFile(filepath.Join("..", "examples", "review", "review.yaml"))
 	if err != nil {
 		f.Fatal(err)
@@ -123,7 +123,7 @@ func FuzzLoadReview(f *testing.F) {
 	f.Add([]byte("title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\ncontexts: [1, 2]\n"))
 	f.Add([]byte("title: t\nchips: [a, a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := LoadReview("fuzz.yaml", data)
+		r, err := Parse("fuzz.yaml", data)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("error spans lines: %q", err)
