@@ -1,6 +1,7 @@
 package review
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -306,6 +307,27 @@ func QuestionIDs() []string {
 // compile.
 func (r *File) Errorf(path string, err error) error {
 	return r.doc.Errorf(path, "%s", strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// locate places an error of loading a run at the review's entry that
+// caused it: a value of set: the chip or model refused (at that entry,
+// naming its field), else the chip entry for a chip that did not load and
+// the model entry for anything else.
+func (r *File) locate(chip, model string, err error) error {
+	var se *spec.Error
+	if errors.As(err, &se) && se.File == "--set" {
+		for i, s := range r.Sets {
+			o, perr := spec.ParseOverride(s)
+			if perr == nil && (o.Path == se.Path || strings.HasSuffix(o.Path, "."+se.Path)) {
+				return r.doc.Errorf("set."+strconv.Itoa(i), "%s: %s", o.Path, spec.OneLine(se.Msg))
+			}
+		}
+	}
+	var le loadErr
+	if errors.As(err, &le) && le.what == "chip" {
+		return r.Errorf(chip, err)
+	}
+	return r.Errorf(model, err)
 }
 
 // Question is a question of the review with its text: a known id's, or

@@ -56,19 +56,21 @@ func Prepare(f *File) (*Plan, error) {
 		}
 		p.advised = append(p.advised, r)
 	}
-	// Every model loads on the first chip, and every chip with the first model.
-	for j := range f.Models {
-		if _, err := p.advised[j].config(f.Chips[0]); err != nil {
-			return nil, f.Errorf(fmt.Sprintf("models.%d", j), err)
-		}
-	}
+	// Every chip loads with the first model, and every model on the first
+	// chip; an error goes to the entry that caused it: the chip, the model,
+	// or the set: entry a chip or model refused.
 	for i, c := range f.Chips {
 		cfg, err := p.advised[0].config(c)
 		if err != nil {
-			return nil, f.Errorf(fmt.Sprintf("chips.%d", i), err)
+			return nil, f.locate(fmt.Sprintf("chips.%d", i), "models.0", err)
 		}
 		p.chipIDs = append(p.chipIDs, cfg.Chip.ID)
 		p.chips = append(p.chips, cfg.Chip)
+	}
+	for j := range f.Models {
+		if _, err := p.advised[j].config(f.Chips[0]); err != nil {
+			return nil, f.locate("chips.0", fmt.Sprintf("models.%d", j), err)
+		}
 	}
 	for j, r := range p.advised {
 		req := advisor.Request{Candidates: f.Chips, Load: r.loader(), Workers: 1, Objective: f.Objective, Maximize: f.Maximize}

@@ -61,11 +61,11 @@ func (r run) config(chip string) (sim.Config, error) {
 	}
 	c, err := hw.LoadChip(chip, chipSets)
 	if err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, loadErr{"chip", err}
 	}
 	model, err := workloads.LoadModel(r.model, modelSets)
 	if err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, loadErr{"model", err}
 	}
 	var pol *sim.Policy
 	if r.policy != "" {
@@ -82,6 +82,16 @@ func (r run) config(chip string) (sim.Config, error) {
 	_ = sim.Resolve(&cfg)
 	return cfg, nil
 }
+
+// loadErr is a run's chip or model that did not load, so that the review
+// can place the error at the entry that named it.
+type loadErr struct {
+	what string // chip or model
+	err  error
+}
+
+func (e loadErr) Error() string { return e.err.Error() }
+func (e loadErr) Unwrap() error { return e.err }
 
 // loader loads a chip under r plus extra overrides, for the advisor.
 func (r run) loader() advisor.Loader {
