@@ -33,18 +33,6 @@
 // that reads a null metric (thermal.sustained_tokens_per_s of a short run,
 // say) fails and says so.
 //
-// AdviseCloud answers the other question, "on the device or in the
-// cloud?", for a deployment profile (YAML: users, sessions, prompt and
-// answer sizes, latency targets, privacy, network conditions, the device
-// fleet and the cloud options, some from an embedded catalog of endpoints
-// whose every figure names its source and date): per option the
-// user-visible TTFT p50/p95 (network round trips drawn from a lognormal
-// fitted to the profile, with a fixed seed), streaming rate, monthly
-// cost, energy per session and battery share per day, availability
-// offline and privacy; the break-even volume; a hybrid plan when it wins;
-// and a recommendation with reasons on latency, privacy, cost, network
-// and model size.
-//
 // PrepareQuestions and QuestionsPlan.Run answer the standard review
 // questions for one chip and workload, each from its own run (made
 // through the caller's worker pool): the L3 miss rate at 4/8/16 MiB of KV

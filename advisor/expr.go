@@ -3,7 +3,6 @@ package advisor
 import (
 	"errors"
 	"fmt"
-	"github.com/edgetwin/edgetwin/internal/suggest"
 	"math"
 	"reflect"
 	"slices"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 	"github.com/edgetwin/edgetwin/sim"
 )
 

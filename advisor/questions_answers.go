@@ -13,6 +13,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -115,7 +116,7 @@ func (p *QuestionsPlan) kvAnswer(r qrun) Answer {
 		text += fmt.Sprintf("; %s of the KV stays in the %s's SRAM", units.Approx(res.Memory.KVResidentBytes, units.KindBytes), res.Unit)
 	}
 	if res.Decode.TokensPerS != nil {
-		text += fmt.Sprintf("; decode runs at %s tokens/s", FormatNumber(*res.Decode.TokensPerS))
+		text += fmt.Sprintf("; decode runs at %s tokens/s", numfmt.Number(*res.Decode.TokensPerS))
 	}
 	if res.Fidelity == string(sim.Analytic) {
 		text += " (the analytic fidelity estimates L3 hits from each tensor class's footprint; the tile fidelity simulates the L3)"
@@ -167,9 +168,9 @@ func Throttling(chip *hw.Chip, res *sim.Result) string {
 		b.WriteString("the governor never lowers a clock")
 	}
 	if f := res.Decode.First10sTokensPerS; f != nil {
-		fmt.Fprintf(&b, "; decode runs at %s tokens/s over its first 10 s", FormatNumber(*f))
+		fmt.Fprintf(&b, "; decode runs at %s tokens/s over its first 10 s", numfmt.Number(*f))
 		if s := th.SustainedTokensPerS; s != nil {
-			fmt.Fprintf(&b, " and %s tokens/s over the last minute (%s)", FormatNumber(*s), signedPercent(*s / *f - 1))
+			fmt.Fprintf(&b, " and %s tokens/s over the last minute (%s)", numfmt.Number(*s), signedPercent(*s / *f - 1))
 		}
 	}
 	switch s, f := th.SustainedTokensPerS, res.Decode.First10sTokensPerS; {
@@ -272,10 +273,10 @@ func (p *QuestionsPlan) speedAnswer() Answer {
 	}
 	var parts []string
 	if v := res.Prefill.TokensPerS; v != nil {
-		parts = append(parts, fmt.Sprintf("prefill %s tokens/s (%d tokens in %s)", FormatNumber(*v), res.Prefill.Tokens, secs(res.Prefill.Seconds)))
+		parts = append(parts, fmt.Sprintf("prefill %s tokens/s (%d tokens in %s)", numfmt.Number(*v), res.Prefill.Tokens, secs(res.Prefill.Seconds)))
 	}
 	if v := res.Decode.TokensPerS; v != nil {
-		d := fmt.Sprintf("decode %s tokens/s", FormatNumber(*v))
+		d := fmt.Sprintf("decode %s tokens/s", numfmt.Number(*v))
 		if p50, p99 := res.Decode.MsPerToken.P50, res.Decode.MsPerToken.P99; p50 != nil && p99 != nil {
 			d += fmt.Sprintf(" (%.1f ms a token at p50, %.1f ms at p99)", *p50, *p99)
 		}
@@ -346,8 +347,8 @@ func (p *QuestionsPlan) chatAnswer() Answer {
 		if math.Abs(change) > stableChange {
 			verdict = "not stable"
 		}
-		fmt.Fprintf(&b, "; decode %s tokens/s over the first %d turns, %s over the last %d (%s): %s", FormatNumber(*first), ends,
-			FormatNumber(*last), ends, signedPercent(change), verdict)
+		fmt.Fprintf(&b, "; decode %s tokens/s over the first %d turns, %s over the last %d (%s): %s", numfmt.Number(*first), ends,
+			numfmt.Number(*last), ends, signedPercent(change), verdict)
 		if math.Abs(change) > stableChange {
 			var why []string
 			if end.Context > turns[0].Context+turns[0].Prompt {
@@ -460,7 +461,7 @@ func (p *QuestionsPlan) coverageAnswer() Answer {
 			m["npu.fallbacks"] = val(float64(len(a.Fallbacks)))
 			s := fmt.Sprintf("With %s weights, which it reads, the %s would run it through %s", p.npu.quant, p.npu.unit, p.npu.runtime)
 			if a.Decode.TokensPerS != nil && res.Decode.TokensPerS != nil {
-				s += fmt.Sprintf(": decode %s tokens/s against %s now, TTFT %s against %s", FormatNumber(*a.Decode.TokensPerS), FormatNumber(*res.Decode.TokensPerS), secs(a.TTFT), secs(res.TTFT))
+				s += fmt.Sprintf(": decode %s tokens/s against %s now, TTFT %s against %s", numfmt.Number(*a.Decode.TokensPerS), numfmt.Number(*res.Decode.TokensPerS), secs(a.TTFT), secs(res.TTFT))
 			}
 			sentences = append(sentences, s+"; "+coverage(chip.Unit(p.npu.unit), a))
 		case alt.err != nil:

@@ -7,13 +7,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/cloud"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 )
 
 // WriteCloudAdvice prints the advice of `edgetwin advise cloud` as a table
 // or JSON (CSV has no room for it).
-func WriteCloudAdvice(w io.Writer, a *advisor.CloudAdvice, f Format) error {
+func WriteCloudAdvice(w io.Writer, a *cloud.Advice, f Format) error {
 	switch f {
 	case JSON:
 		return WriteJSON(w, cloudJSON(a))
@@ -148,7 +149,7 @@ type reasonDoc struct {
 	Answer   string `json:"answer"`
 }
 
-func cloudJSON(a *advisor.CloudAdvice) *cloudDoc {
+func cloudJSON(a *cloud.Advice) *cloudDoc {
 	p := a.Profile
 	d := &cloudDoc{
 		Profile: p.File, Name: p.Name, Users: p.Users, SessionsPerUserPerDay: p.SessionsPerUserPerDay, DaysPerMonth: p.DaysPerMonth,
@@ -201,7 +202,7 @@ func cloudJSON(a *advisor.CloudAdvice) *cloudDoc {
 	return d
 }
 
-func optionDoc(p *advisor.CloudProfile, o advisor.CloudOption) cloudOptionDoc {
+func optionDoc(p *cloud.Profile, o cloud.Option) cloudOptionDoc {
 	od := cloudOptionDoc{
 		Name: o.Name, Kind: o.Kind, TTFTP50: o.TTFTP50, TTFTP95: o.TTFTP95, TokensPerS: o.TokensPerS,
 		MonthlyCostUSD: o.MonthlyCostUSD, CostPerSessionUSD: o.CostPerSessionUSD, Availability: o.Availability, CloudShare: o.CloudShare,
@@ -216,7 +217,7 @@ func optionDoc(p *advisor.CloudProfile, o advisor.CloudOption) cloudOptionDoc {
 		if e.Price != nil {
 			ed.InputPerMTok, ed.OutputPerMTok = ptrTo(e.Price.Input), ptrTo(e.Price.Output)
 		}
-		if e.Kind == advisor.KindGPU {
+		if e.Kind == cloud.KindGPU {
 			ed.PricePerHour, ed.Prefill, ed.Decode = ptrTo(e.PricePerHour), ptrTo(e.Throughput.Prefill), ptrTo(e.Throughput.Decode)
 		}
 		for k, v := range e.Sources {
@@ -233,19 +234,19 @@ func optionDoc(p *advisor.CloudProfile, o advisor.CloudOption) cloudOptionDoc {
 // (and the best hybrid), why each infeasible option fails, the break-even
 // volume, the recommendation with its reasons along the five questions,
 // the device runs, the assumptions and every catalog figure's source.
-func CloudTable(w io.Writer, a *advisor.CloudAdvice) error {
+func CloudTable(w io.Writer, a *cloud.Advice) error {
 	p := a.Profile
 	fmt.Fprintf(w, "%s — %s users × %s sessions a day = %s sessions a month\n",
-		p.Name, advisor.FormatCount(float64(p.Users)), advisor.FormatNumber(p.SessionsPerUserPerDay), advisor.FormatCount(a.SessionsPerMonth))
+		p.Name, numfmt.Count(float64(p.Users)), numfmt.Number(p.SessionsPerUserPerDay), numfmt.Count(a.SessionsPerMonth))
 	fmt.Fprintf(w, "Workload: %s\n", workloadText(p))
 	fmt.Fprintf(w, "Targets: %s · data may leave the device: %s\n", targetsText(p), yesNo(p.DataMayLeaveDevice))
-	fmt.Fprintf(w, "Network: %s · TTFT percentiles from %s sampled sessions, seed %d\n", networkText(p), advisor.FormatCount(float64(a.Samples)), a.Seed)
+	fmt.Fprintf(w, "Network: %s · TTFT percentiles from %s sampled sessions, seed %d\n", networkText(p), numfmt.Count(float64(a.Samples)), a.Seed)
 	fmt.Fprintln(w)
 
 	cells := [][]string{{"option", "kind", "TTFT p50", "TTFT p95", "tokens/s", "$/month", "$/session", "energy/session", "battery/day", "served", "offline", "private", "feasible"}}
 	rows := a.Options
 	if a.Hybrid != nil {
-		rows = append(append([]advisor.CloudOption(nil), rows...), a.Hybrid.Option)
+		rows = append(append([]cloud.Option(nil), rows...), a.Hybrid.Option)
 	}
 	for _, o := range rows {
 		name := o.Name
@@ -259,7 +260,7 @@ func CloudTable(w io.Writer, a *advisor.CloudAdvice) error {
 		}
 		cells = append(cells, []string{
 			name, o.Kind, durText(o.TTFTP50), durText(o.TTFTP95), rateText(o.TokensPerS),
-			advisor.FormatUSD(o.MonthlyCostUSD), advisor.FormatUSD(o.CostPerSessionUSD), energy, battery, shareText(o.Availability),
+			numfmt.USD(o.MonthlyCostUSD), numfmt.USD(o.CostPerSessionUSD), energy, battery, shareText(o.Availability),
 			tick(o.OfflineOK), tick(o.PrivacyOK), tick(o.Feasible),
 		})
 	}
@@ -324,7 +325,7 @@ func CloudTable(w io.Writer, a *advisor.CloudAdvice) error {
 	return nil
 }
 
-func workloadText(p *advisor.CloudProfile) string {
+func workloadText(p *cloud.Profile) string {
 	var parts []string
 	for _, t := range p.Tasks {
 		if t.Name == "all" && len(p.Tasks) == 1 {
@@ -344,7 +345,7 @@ func workloadText(p *advisor.CloudProfile) string {
 	return s
 }
 
-func targetsText(p *advisor.CloudProfile) string {
+func targetsText(p *cloud.Profile) string {
 	tg := p.Targets
 	var parts []string
 	if tg.TTFTP50 != nil {
@@ -354,13 +355,13 @@ func targetsText(p *advisor.CloudProfile) string {
 		parts = append(parts, "p95 ≤ "+units.Approx(float64(*tg.TTFTP95), units.KindDuration))
 	}
 	if tg.TokensPerS > 0 {
-		parts = append(parts, "≥ "+advisor.FormatNumber(tg.TokensPerS)+" tokens/s")
+		parts = append(parts, "≥ "+numfmt.Number(tg.TokensPerS)+" tokens/s")
 	}
 	parts = append(parts, "served ≥ "+shareText(float64(*tg.Availability)))
 	return strings.Join(parts, ", ")
 }
 
-func networkText(p *advisor.CloudProfile) string {
+func networkText(p *cloud.Profile) string {
 	n := p.Network
 	if n.RTT == nil {
 		return "not used (no cloud option)"
@@ -380,31 +381,31 @@ func networkText(p *advisor.CloudProfile) string {
 	return s + "; offline " + shareText(float64(n.OfflineShare))
 }
 
-func breakEvenText(w io.Writer, a *advisor.CloudAdvice) {
+func breakEvenText(w io.Writer, a *cloud.Advice) {
 	be, p := a.BreakEven, a.Profile
 	if be.Against == "" {
 		fmt.Fprintf(w, "Break-even: none — %s\n", be.Note)
 		return
 	}
-	head := fmt.Sprintf("Break-even: the device's share costs %s per user per month", advisor.FormatUSD(be.DeviceUSDPerUserMonth))
+	head := fmt.Sprintf("Break-even: the device's share costs %s per user per month", numfmt.USD(be.DeviceUSDPerUserMonth))
 	if be.SessionsPerUserPerDay == nil {
 		fmt.Fprintf(w, "%s; %s — the %s is cheaper now\n", head, be.Note, be.Cheaper)
 	} else {
 		fmt.Fprintf(w, "%s, as much as %s at %s sessions per user per day (%s a month); the profile has %s — the %s is cheaper now\n",
-			head, be.Against, advisor.FormatNumber(*be.SessionsPerUserPerDay), advisor.FormatCount(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), advisor.FormatNumber(be.Current), be.Cheaper)
+			head, be.Against, numfmt.Number(*be.SessionsPerUserPerDay), numfmt.Count(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), numfmt.Number(be.Current), be.Cheaper)
 	}
 	var parts []string
 	for _, ob := range be.Options {
 		v := "never"
 		if ob.SessionsPerUserPerDay != nil {
-			v = advisor.FormatNumber(*ob.SessionsPerUserPerDay)
+			v = numfmt.Number(*ob.SessionsPerUserPerDay)
 		}
 		parts = append(parts, fmt.Sprintf("%s %s", ob.Name, v))
 	}
 	fmt.Fprintf(w, "  sessions per user per day above which the device is cheaper: %s\n", strings.Join(parts, " · "))
 }
 
-func sourcesText(w io.Writer, p *advisor.CloudProfile) {
+func sourcesText(w io.Writer, p *cloud.Profile) {
 	if len(p.Cloud) == 0 {
 		return
 	}
@@ -503,7 +504,7 @@ func rateText(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return advisor.FormatNumber(*v)
+	return numfmt.Number(*v)
 }
 
 func shareText(f float64) string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/cloud"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -30,18 +30,18 @@ func fixedRuns(_ context.Context, cfg sim.Config) (*sim.Result, error) {
 	return r, nil
 }
 
-func offlineAssistantAdvice(t *testing.T) *advisor.CloudAdvice {
+func offlineAssistantAdvice(t *testing.T) *cloud.Advice {
 	t.Helper()
 	file := filepath.Join("testdata", "cloud-offline-assistant.yaml")
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := advisor.LoadCloudProfile(file, data)
+	p, err := cloud.LoadProfile(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := advisor.AdviseCloudWith(context.Background(), p, 0, fixedRuns)
+	a, err := cloud.AdviseWith(context.Background(), p, 0, fixedRuns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,13 +101,5 @@ func TestCollapseSources(t *testing.T) {
 	}
 	if strings.Join(keys, " ") != "price throughput.decode throughput.prefill ttft" {
 		t.Errorf("%v", got)
-	}
-}
-
-func TestMoney(t *testing.T) {
-	for v, want := range map[float64]string{0: "$0", 0.00054: "$0.00054", 0.65: "$0.65", 1.666: "$1.67", 786.4: "$786", 55833.3: "$55,833", 1234567: "$1,234,567"} {
-		if got := advisor.FormatUSD(v); got != want {
-			t.Errorf("FormatUSD(%g) = %s, want %s", v, got, want)
-		}
 	}
 }

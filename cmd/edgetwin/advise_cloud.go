@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/cloud"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/spf13/cobra"
@@ -35,7 +35,7 @@ weak link); the device fleet (chip, share of users, battery, price and the
 share of it the feature carries, amortised over 24 months unless given)
 with the model and quant it would run; and the cloud options: built-in
 endpoints by id (edgetwin's catalog, each figure with its source and date:
-` + strings.Join(advisor.EndpointIDs(), ", ") + `), with any figure overridden, or
+` + strings.Join(cloud.EndpointIDs(), ", ") + `), with any figure overridden, or
 endpoints of its own (api: price per million input and output tokens; gpu:
 price per GPU-hour and throughput).
 
@@ -70,7 +70,7 @@ reasons.`,
 			if err != nil {
 				return inputErr(err)
 			}
-			p, err := advisor.LoadCloudProfile(profile, data)
+			p, err := cloud.LoadProfile(profile, data)
 			if err != nil {
 				return inputErr(err)
 			}
@@ -79,7 +79,7 @@ reasons.`,
 			} else if seed == 0 {
 				return inputErrorf("--seed 0 is not allowed: give a seed of 1 or more")
 			}
-			a, err := advisor.AdviseCloud(cmd.Context(), p, seed)
+			a, err := cloud.Advise(cmd.Context(), p, seed)
 			if err != nil {
 				return err
 			}

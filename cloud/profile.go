@@ -1,4 +1,4 @@
-package advisor
+package cloud
 
 import (
 	"fmt"
@@ -15,11 +15,11 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// CloudProfile is a checked deployment profile for `advise cloud`: who
+// Profile is a checked deployment profile for `advise cloud`: who
 // uses the feature and how much, what they need, where the data may go,
 // the network they are on, the device fleet and the cloud options. Every
 // default it took is listed in Assumed.
-type CloudProfile struct {
+type Profile struct {
 	File                  string
 	Name                  string
 	Users                 int
@@ -176,17 +176,17 @@ type endpointFile struct {
 	Sources      map[string]string `yaml:"sources,omitempty"`
 }
 
-// LoadCloudProfile reads a deployment profile strictly, loads the chips,
+// LoadProfile reads a deployment profile strictly, loads the chips,
 // the model and the catalog endpoints it names, and checks that it holds
 // together. Every error is the user's input and names the file, line and
 // field (chip and model files named in it are read relative to it).
-func LoadCloudProfile(file string, data []byte) (*CloudProfile, error) {
+func LoadProfile(file string, data []byte) (*Profile, error) {
 	var f profileFile
 	doc, err := spec.ParseInto(file, data, &f)
 	if err != nil {
 		return nil, err
 	}
-	p := &CloudProfile{
+	p := &Profile{
 		File: file, Name: f.Name, Users: f.Users, SessionsPerUserPerDay: f.SessionsPerUserPerDay,
 		DaysPerMonth: f.DaysPerMonth, Targets: f.Targets, DataMayLeaveDevice: f.DataMayLeaveDevice,
 		Network: f.Network, PeakToAverage: f.PeakToAverage, Seed: f.Seed,
@@ -205,7 +205,7 @@ func LoadCloudProfile(file string, data []byte) (*CloudProfile, error) {
 
 type profileLoader struct {
 	doc *spec.Doc
-	p   *CloudProfile
+	p   *Profile
 	dir string
 }
 

@@ -1,4 +1,4 @@
-package advisor
+package cloud
 
 import (
 	"embed"
@@ -8,10 +8,10 @@ import (
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
-//go:embed cloudcatalog/*.yaml
+//go:embed endpoints/*.yaml
 var endpointFiles embed.FS
 
-var endpoints = spec.Catalog{Files: endpointFiles, Dir: "cloudcatalog", Kind: "cloud endpoint", Flag: "cloud.catalog"}
+var endpoints = spec.Catalog{Files: endpointFiles, Dir: "endpoints", Kind: "cloud endpoint", Flag: "cloud.catalog"}
 
 // EndpointIDs lists the built-in cloud endpoints, sorted.
 func EndpointIDs() []string { return endpoints.IDs() }
@@ -28,7 +28,7 @@ const (
 
 // Endpoint is one way to run the model in the cloud: a hosted API priced
 // per million tokens, or a self-hosted GPU priced per hour. The YAML of the
-// built-in catalog (advisor/cloudcatalog) and of a profile's own entries is
+// built-in catalog (advisor/endpoints) and of a profile's own entries is
 // exactly this struct.
 type Endpoint struct {
 	Name  string `yaml:"name" spec:"required"`
@@ -125,7 +125,7 @@ func LoadEndpoint(id string) (*Endpoint, error) {
 	if !ok {
 		return nil, &spec.Error{File: "cloud.catalog", Msg: "no built-in cloud endpoint " + quoted(id) + "; known: " + strings.Join(EndpointIDs(), ", ")}
 	}
-	file := "cloudcatalog/" + id + ".yaml"
+	file := "endpoints/" + id + ".yaml"
 	var e Endpoint
 	doc, err := spec.ParseInto(file, data, &e)
 	if err != nil {

@@ -1,4 +1,4 @@
-package advisor
+package cloud
 
 import (
 	"math"
@@ -75,7 +75,7 @@ type session struct {
 // drawSessions draws n sessions with a fixed seed, so that every option
 // and plan is judged on the same sessions (and the same seed gives the
 // same figures).
-func drawSessions(p *CloudProfile, link linkModel, seed uint64, n int) []session {
+func drawSessions(p *Profile, link linkModel, seed uint64, n int) []session {
 	rng := rand.New(rand.NewPCG(seed, 0x65646765_7477696e)) // "edgetwin"
 	taskShares := make([]float64, len(p.Tasks))
 	for i, t := range p.Tasks {

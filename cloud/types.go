@@ -1,8 +1,8 @@
-package advisor
+package cloud
 
-// CloudAdvice is what `edgetwin advise cloud` found for a profile.
-type CloudAdvice struct {
-	Profile *CloudProfile
+// Advice is what `edgetwin advise cloud` found for a profile.
+type Advice struct {
+	Profile *Profile
 	// SessionsPerMonth is users × sessions per user per day × days.
 	SessionsPerMonth float64
 	// Samples sessions were drawn (task, device, network state, RTT,
@@ -12,7 +12,7 @@ type CloudAdvice struct {
 	Seed    uint64
 	// Options are the device (when the profile has one) and then the
 	// cloud options in the profile's order.
-	Options []CloudOption
+	Options []Option
 	// DeviceRuns are the simulator's figures for every fleet device and
 	// task.
 	DeviceRuns []DeviceRun
@@ -41,9 +41,9 @@ const (
 	KindHybrid = "hybrid"
 )
 
-// CloudOption is one way to serve the sessions, with what users see, what
+// Option is one way to serve the sessions, with what users see, what
 // it costs and whether it meets the profile.
-type CloudOption struct {
+type Option struct {
 	Name     string
 	Kind     string    // device, api, gpu or hybrid
 	Endpoint *Endpoint // nil for the device and a hybrid
@@ -127,7 +127,7 @@ type OptionBreakEven struct {
 // go to the cloud when online (weak links too unless WeakToDevice), the
 // rest, and everything offline, run on the device.
 type HybridPlan struct {
-	Option       CloudOption
+	Option       Option
 	Cloud        string
 	CloudTasks   []string
 	WeakToDevice bool

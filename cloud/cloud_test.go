@@ -1,4 +1,4 @@
-package advisor
+package cloud
 
 import (
 	"context"
@@ -41,25 +41,25 @@ cloud:
     tokens_per_s: 80
 `
 
-func loadProfile(t *testing.T, text string) *CloudProfile {
+func loadProfile(t *testing.T, text string) *Profile {
 	t.Helper()
-	p, err := LoadCloudProfile("profile.yaml", []byte(text))
+	p, err := LoadProfile("profile.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func advise(t *testing.T, p *CloudProfile) *CloudAdvice {
+func advise(t *testing.T, p *Profile) *Advice {
 	t.Helper()
-	a, err := AdviseCloud(context.Background(), p, 0)
+	a, err := Advise(context.Background(), p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
 }
 
-func option(t *testing.T, a *CloudAdvice, name string) *CloudOption {
+func option(t *testing.T, a *Advice, name string) *Option {
 	t.Helper()
 	for i := range a.Options {
 		if a.Options[i].Name == name {
@@ -70,7 +70,7 @@ func option(t *testing.T, a *CloudAdvice, name string) *CloudOption {
 	return nil
 }
 
-func breakEvenOf(t *testing.T, a *CloudAdvice, name string) float64 {
+func breakEvenOf(t *testing.T, a *Advice, name string) float64 {
 	t.Helper()
 	for _, ob := range a.BreakEven.Options {
 		if ob.Name == name {
@@ -280,9 +280,9 @@ func TestDeviceDoesNotFit(t *testing.T) {
 // seed moves the sampled percentiles only.
 func TestCloudSeedDeterminism(t *testing.T) {
 	p := loadProfile(t, smallProfile)
-	a1, _ := AdviseCloud(context.Background(), p, 1)
-	a2, _ := AdviseCloud(context.Background(), p, 1)
-	a3, _ := AdviseCloud(context.Background(), p, 2)
+	a1, _ := Advise(context.Background(), p, 1)
+	a2, _ := Advise(context.Background(), p, 1)
+	a3, _ := Advise(context.Background(), p, 2)
 	c1, c2, c3 := option(t, a1, "api"), option(t, a2, "api"), option(t, a3, "api")
 	if *c1.TTFTP95 != *c2.TTFTP95 {
 		t.Error("the same seed gave two p95s")
@@ -362,7 +362,7 @@ func TestProfileErrors(t *testing.T) {
 			if text == smallProfile {
 				t.Fatalf("%q not found", tc.old)
 			}
-			_, err := LoadCloudProfile("profile.yaml", []byte(text))
+			_, err := LoadProfile("profile.yaml", []byte(text))
 			if err == nil || !spec.IsSpecError(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -411,7 +411,7 @@ func TestOneSided(t *testing.T) {
 
 func TestProfileSources(t *testing.T) {
 	text := strings.Replace(smallProfile, "    tokens_per_s: 50\n", "    tokens_per_s: 50\n    sources: {price: \"my invoice, 2026-01\", speed: \"?\"}\n", 1)
-	if _, err := LoadCloudProfile("profile.yaml", []byte(text)); err == nil || !strings.Contains(err.Error(), "cloud.api.sources.speed: speed is not a figure") {
+	if _, err := LoadProfile("profile.yaml", []byte(text)); err == nil || !strings.Contains(err.Error(), "cloud.api.sources.speed: speed is not a figure") {
 		t.Fatalf("error %v", err)
 	}
 	text = strings.Replace(text, `, speed: "?"`, "", 1)

@@ -1,17 +1,18 @@
-package advisor
+package cloud
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
+	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -25,7 +26,7 @@ import (
 //     their own), jitter uniform on [0, jitter], then the provider's TTFT
 //     (+ prompt tokens beyond ttft_prompt_tokens / prefill_tokens_per_s).
 //     Offline sessions fail.
-//   - TTFT percentiles come from CloudSamples sessions drawn with the
+//   - TTFT percentiles come from Samples sessions drawn with the
 //     seed; availability, streaming rate, energy and cost are exact
 //     expectations, so a seed moves only the percentiles.
 //   - Costs a month: the device's price × feature share / amortisation
@@ -36,31 +37,31 @@ import (
 //     targets; the cheapest feasible option is recommended (ties to the
 //     device), else the one closest to feasible.
 
-// CloudSamples is the number of sessions drawn for the latency
+// Samples is the number of sessions drawn for the latency
 // percentiles.
-const CloudSamples = 20000
+const Samples = 20000
 
-// AdviseCloud compares running the profile's sessions on its device fleet
+// Advise compares running the profile's sessions on its device fleet
 // (each device and task simulated), on each cloud option, and on the best
 // hybrid of the two, and recommends one. seed 0 takes the profile's seed.
 // An error is not the user's input: a model that does not fit makes the
 // device option infeasible, with the reason.
-func AdviseCloud(ctx context.Context, p *CloudProfile, seed uint64) (*CloudAdvice, error) {
-	return AdviseCloudWith(ctx, p, seed, sim.Run)
+func Advise(ctx context.Context, p *Profile, seed uint64) (*Advice, error) {
+	return AdviseWith(ctx, p, seed, sim.Run)
 }
 
 // SimRunner runs one simulation, as sim.Run does.
 type SimRunner func(context.Context, sim.Config) (*sim.Result, error)
 
-// AdviseCloudWith is AdviseCloud with the device runs made by run instead
+// AdviseWith is Advise with the device runs made by run instead
 // of sim.Run: a cache, a calibrated runner, or a test's fixed figures. A
 // *sim.InputError from run makes the device option infeasible.
-func AdviseCloudWith(ctx context.Context, p *CloudProfile, seed uint64, run SimRunner) (*CloudAdvice, error) {
+func AdviseWith(ctx context.Context, p *Profile, seed uint64, run SimRunner) (*Advice, error) {
 	if seed == 0 {
 		seed = p.Seed
 	}
-	a := &CloudAdvice{
-		Profile: p, Samples: CloudSamples, Seed: seed,
+	a := &Advice{
+		Profile: p, Samples: Samples, Seed: seed,
 		SessionsPerMonth: float64(p.Users) * p.SessionsPerUserPerDay * p.DaysPerMonth,
 	}
 	m := &cloudModel{p: p, link: newLinkModel(p.Network), sessionsMonth: a.SessionsPerMonth}
@@ -81,7 +82,7 @@ func AdviseCloudWith(ctx context.Context, p *CloudProfile, seed uint64, run SimR
 			m.serves[c] = append(m.serves[c], e.Context == 0 || t.PromptTokens+t.AnswerTokens <= e.Context)
 		}
 	}
-	m.sessions = drawSessions(p, m.link, seed, CloudSamples)
+	m.sessions = drawSessions(p, m.link, seed, Samples)
 
 	if p.Device != nil {
 		o := m.evaluate(m.devicePlan())
@@ -104,7 +105,7 @@ func AdviseCloudWith(ctx context.Context, p *CloudProfile, seed uint64, run SimR
 
 // runFleet simulates every fleet device on every task, in parallel, the
 // results by index. A model that does not fit stays with its run.
-func runFleet(ctx context.Context, p *CloudProfile, seed uint64, run SimRunner) ([][]DeviceRun, error) {
+func runFleet(ctx context.Context, p *Profile, seed uint64, run SimRunner) ([][]DeviceRun, error) {
 	fl := p.Device
 	runs := make([][]DeviceRun, len(fl.Devices))
 	type job struct{ d, t int }
@@ -119,32 +120,18 @@ func runFleet(ctx context.Context, p *CloudProfile, seed uint64, run SimRunner) 
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Go(func() {
-			for j := range next {
-				r := &runs[j.d][j.t]
-				if err := runOne(ctx, p, fl.Devices[j.d], p.Tasks[j.t], seed, run, r); err != nil {
-					cancel(err)
-				}
-			}
-		})
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
+	pool.ForEach(ctx, io.Discard, "", len(jobs), func(i int) {
+		j := jobs[i]
+		if err := runOne(ctx, p, fl.Devices[j.d], p.Tasks[j.t], seed, run, &runs[j.d][j.t]); err != nil {
+			cancel(err)
 		}
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+	})
 	return runs, context.Cause(ctx)
 }
 
 // runOne simulates one device on one task. Each run loads its own chip
 // and model, so runs share nothing.
-func runOne(ctx context.Context, p *CloudProfile, dev FleetDevice, task Task, seed uint64, run SimRunner, r *DeviceRun) error {
+func runOne(ctx context.Context, p *Profile, dev FleetDevice, task Task, seed uint64, run SimRunner, r *DeviceRun) error {
 	fl := p.Device
 	chip, err := hw.LoadChip(dev.ChipRef, nil)
 	if err != nil {
@@ -177,7 +164,7 @@ func runOne(ctx context.Context, p *CloudProfile, dev FleetDevice, task Task, se
 
 // cloudModel turns a routing plan into what users see and what it costs.
 type cloudModel struct {
-	p             *CloudProfile
+	p             *Profile
 	link          linkModel
 	sessionsMonth float64
 	runs          [][]DeviceRun // [fleet device][task]
@@ -310,9 +297,9 @@ func gpusFor(load, peakToAverage float64) int {
 // evaluate gives a plan's figures: latency percentiles from the drawn
 // sessions; availability, streaming rate, energy and cost as exact
 // expectations over tasks, fleet devices and network states.
-func (m *cloudModel) evaluate(pl plan) CloudOption {
+func (m *cloudModel) evaluate(pl plan) Option {
 	p := m.p
-	o := CloudOption{Runs: true, OfflineOK: pl.device, PrivacyOK: pl.cloud < 0 || p.DataMayLeaveDevice}
+	o := Option{Runs: true, OfflineOK: pl.device, PrivacyOK: pl.cloud < 0 || p.DataMayLeaveDevice}
 	if pl.device && m.deviceErr != "" {
 		o.Runs, o.Err = false, m.deviceErr
 	}
@@ -424,7 +411,7 @@ func nearestRank(sorted []float64, q float64) float64 {
 }
 
 // judge checks an option against the profile and lists what fails.
-func (m *cloudModel) judge(o *CloudOption, pl plan) {
+func (m *cloudModel) judge(o *Option, pl plan) {
 	tg := m.p.Targets
 	o.Problems = nil
 	if !o.Runs {
@@ -449,7 +436,7 @@ func (m *cloudModel) judge(o *CloudOption, pl plan) {
 		}
 		if tg.TokensPerS > 0 && (o.TokensPerS == nil || *o.TokensPerS < tg.TokensPerS) {
 			o.LatencyOK = false
-			o.Problems = append(o.Problems, fmt.Sprintf("streams %s tokens/s, below the %s tokens/s target", num(o.TokensPerS), FormatNumber(tg.TokensPerS)))
+			o.Problems = append(o.Problems, fmt.Sprintf("streams %s tokens/s, below the %s tokens/s target", num(o.TokensPerS), numfmt.Number(tg.TokensPerS)))
 		}
 	}
 	o.Feasible = len(o.Problems) == 0
@@ -574,7 +561,7 @@ func describeTask(t Task) string {
 // feasible ones, cheaper (ties to the device, then the faster p95);
 // among infeasible ones, private ones first, then fewer problems, then
 // cheaper.
-func better(a, b *CloudOption) bool {
+func better(a, b *Option) bool {
 	if a.Feasible != b.Feasible {
 		return a.Feasible
 	}
@@ -599,8 +586,8 @@ func better(a, b *CloudOption) bool {
 }
 
 // recommend picks the best of the pure options and the hybrid.
-func recommend(a *CloudAdvice) {
-	var best *CloudOption
+func recommend(a *Advice) {
+	var best *Option
 	for i := range a.Options {
 		if best == nil || better(&a.Options[i], best) {
 			best = &a.Options[i]
@@ -627,7 +614,7 @@ func recommend(a *CloudAdvice) {
 // which its bill equals the device's amortised share: the device costs the
 // same whatever the volume, the cloud more with every session, so above
 // the break-even the device is cheaper.
-func (m *cloudModel) breakEven(a *CloudAdvice) BreakEven {
+func (m *cloudModel) breakEven(a *Advice) BreakEven {
 	p := m.p
 	be := BreakEven{Current: p.SessionsPerUserPerDay, DeviceUSDPerUserMonth: m.deviceUSDPerUserMonth()}
 	switch {
@@ -639,7 +626,7 @@ func (m *cloudModel) breakEven(a *CloudAdvice) BreakEven {
 		return be
 	}
 	users := float64(p.Users)
-	var against *CloudOption
+	var against *Option
 	for i := range a.Options {
 		o := &a.Options[i]
 		if o.Endpoint == nil {
@@ -660,7 +647,7 @@ func (m *cloudModel) breakEven(a *CloudAdvice) BreakEven {
 		}
 	}
 	if a.Recommendation == RecommendCloud {
-		against = &a.Options[slices.IndexFunc(a.Options, func(o CloudOption) bool { return o.Name == a.Recommended })]
+		against = &a.Options[slices.IndexFunc(a.Options, func(o Option) bool { return o.Name == a.Recommended })]
 	}
 	be.Against = against.Name
 	for _, ob := range be.Options {

@@ -1,12 +1,12 @@
-package advisor
+package cloud
 
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 )
 
 // The five questions architects ask, in the order the reasons answer them.
@@ -19,7 +19,7 @@ const (
 )
 
 // recommended returns the recommended option.
-func (a *CloudAdvice) recommended() *CloudOption {
+func (a *Advice) recommended() *Option {
 	if a.Hybrid != nil && a.Hybrid.Wins {
 		return &a.Hybrid.Option
 	}
@@ -32,29 +32,29 @@ func (a *CloudAdvice) recommended() *CloudOption {
 }
 
 // Summary says in one sentence why the recommended option was chosen.
-func (a *CloudAdvice) Summary() string {
+func (a *Advice) Summary() string {
 	rec := a.recommended()
 	all := a.Options
 	if a.Hybrid != nil {
-		all = append(append([]CloudOption(nil), all...), a.Hybrid.Option)
+		all = append(append([]Option(nil), all...), a.Hybrid.Option)
 	}
 	var feasible []string
 	for _, o := range all {
 		if o.Feasible && o.Name != rec.Name {
-			feasible = append(feasible, fmt.Sprintf("%s %s", o.Name, FormatUSD(o.MonthlyCostUSD)))
+			feasible = append(feasible, fmt.Sprintf("%s %s", o.Name, numfmt.USD(o.MonthlyCostUSD)))
 		}
 	}
 	switch {
 	case !rec.Feasible:
-		return fmt.Sprintf("no option meets every target; %s comes closest at %s/month (%s)", rec.Name, FormatUSD(rec.MonthlyCostUSD), strings.Join(rec.Problems, "; "))
+		return fmt.Sprintf("no option meets every target; %s comes closest at %s/month (%s)", rec.Name, numfmt.USD(rec.MonthlyCostUSD), strings.Join(rec.Problems, "; "))
 	case len(feasible) == 0:
-		return fmt.Sprintf("%s is the only option that meets every target, at %s/month", rec.Name, FormatUSD(rec.MonthlyCostUSD))
+		return fmt.Sprintf("%s is the only option that meets every target, at %s/month", rec.Name, numfmt.USD(rec.MonthlyCostUSD))
 	}
-	return fmt.Sprintf("%s meets every target at %s/month, the cheapest of the options that do (also %s)", rec.Name, FormatUSD(rec.MonthlyCostUSD), strings.Join(feasible, ", "))
+	return fmt.Sprintf("%s meets every target at %s/month, the cheapest of the options that do (also %s)", rec.Name, numfmt.USD(rec.MonthlyCostUSD), strings.Join(feasible, ", "))
 }
 
 // reasons answers the five questions with the advice's numbers.
-func reasons(a *CloudAdvice, m *cloudModel) []Reason {
+func reasons(a *Advice, m *cloudModel) []Reason {
 	return []Reason{
 		{QuestionLatency, latencyReason(a)},
 		{QuestionPrivacy, privacyReason(a)},
@@ -64,7 +64,7 @@ func reasons(a *CloudAdvice, m *cloudModel) []Reason {
 	}
 }
 
-func latencyReason(a *CloudAdvice) string {
+func latencyReason(a *Advice) string {
 	tg := a.Profile.Targets
 	var want []string
 	if tg.TTFTP50 != nil {
@@ -74,7 +74,7 @@ func latencyReason(a *CloudAdvice) string {
 		want = append(want, "p95 ≤ "+dur(ptrTo(float64(*tg.TTFTP95))))
 	}
 	if tg.TokensPerS > 0 {
-		want = append(want, "≥ "+FormatNumber(tg.TokensPerS)+" tokens/s")
+		want = append(want, "≥ "+numfmt.Number(tg.TokensPerS)+" tokens/s")
 	}
 	head := "No latency target."
 	if len(want) > 0 {
@@ -113,7 +113,7 @@ func latencyReason(a *CloudAdvice) string {
 	return s
 }
 
-func firstLatencyProblem(o CloudOption) string {
+func firstLatencyProblem(o Option) string {
 	for _, p := range o.Problems {
 		if strings.HasPrefix(p, "TTFT") || strings.HasPrefix(p, "streams") {
 			return p
@@ -122,7 +122,7 @@ func firstLatencyProblem(o CloudOption) string {
 	return ""
 }
 
-func privacyReason(a *CloudAdvice) string {
+func privacyReason(a *Advice) string {
 	p := a.Profile
 	if len(p.Cloud) == 0 {
 		return "Only the device is considered: no data leaves it."
@@ -145,16 +145,16 @@ func privacyReason(a *CloudAdvice) string {
 	return s + "."
 }
 
-func costReason(a *CloudAdvice) string {
+func costReason(a *Advice) string {
 	p := a.Profile
 	var parts []string
 	be := a.BreakEven
 	if p.Device != nil {
 		d := a.Options[0]
 		parts = append(parts, fmt.Sprintf("device %s/month: %s per user (%s of the device price over %s months)",
-			FormatUSD(d.MonthlyCostUSD), FormatUSD(be.DeviceUSDPerUserMonth), deviceShareText(p), FormatNumber(p.Device.AmortisationMonths)))
+			numfmt.USD(d.MonthlyCostUSD), numfmt.USD(be.DeviceUSDPerUserMonth), deviceShareText(p), numfmt.Number(p.Device.AmortisationMonths)))
 	}
-	var cheapest *CloudOption
+	var cheapest *Option
 	for i := range a.Options {
 		o := &a.Options[i]
 		if o.Endpoint != nil && (cheapest == nil || o.MonthlyCostUSD < cheapest.MonthlyCostUSD) {
@@ -162,14 +162,14 @@ func costReason(a *CloudAdvice) string {
 		}
 	}
 	if cheapest != nil {
-		c := fmt.Sprintf("cheapest cloud %s %s/month (%s per session served", cheapest.Name, FormatUSD(cheapest.MonthlyCostUSD), FormatUSD(cheapest.CostPerSessionUSD))
+		c := fmt.Sprintf("cheapest cloud %s %s/month (%s per session served", cheapest.Name, numfmt.USD(cheapest.MonthlyCostUSD), numfmt.USD(cheapest.CostPerSessionUSD))
 		if cheapest.GPUs > 0 {
-			c += fmt.Sprintf(", %d GPU%s for a peak %s× the average", cheapest.GPUs, plural(cheapest.GPUs), FormatNumber(p.PeakToAverage))
+			c += fmt.Sprintf(", %d GPU%s for a peak %s× the average", cheapest.GPUs, plural(cheapest.GPUs), numfmt.Number(p.PeakToAverage))
 		}
 		parts = append(parts, c+")")
 	}
 	if h := a.Hybrid; h != nil && h.Wins {
-		parts = append(parts, fmt.Sprintf("hybrid %s/month (%s of sessions in the cloud)", FormatUSD(h.Option.MonthlyCostUSD), pct(h.Option.CloudShare)))
+		parts = append(parts, fmt.Sprintf("hybrid %s/month (%s of sessions in the cloud)", numfmt.USD(h.Option.MonthlyCostUSD), pct(h.Option.CloudShare)))
 	}
 	s := strings.Join(parts, "; ") + "."
 	switch {
@@ -178,21 +178,21 @@ func costReason(a *CloudAdvice) string {
 		s += fmt.Sprintf(" No break-even: %s.", be.Note)
 	default:
 		s += fmt.Sprintf(" Break-even against %s at %s sessions per user per day (%s a month in all); the profile has %s, so the %s is cheaper now.",
-			be.Against, FormatNumber(*be.SessionsPerUserPerDay), FormatCount(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), FormatNumber(be.Current), be.Cheaper)
+			be.Against, numfmt.Number(*be.SessionsPerUserPerDay), numfmt.Count(*be.SessionsPerUserPerDay*float64(p.Users)*p.DaysPerMonth), numfmt.Number(be.Current), be.Cheaper)
 	}
 	return s
 }
 
 // deviceShareText is the feature's share of the device price, in words.
-func deviceShareText(p *CloudProfile) string {
+func deviceShareText(p *Profile) string {
 	var parts []string
 	for _, d := range p.Device.Devices {
-		parts = append(parts, fmt.Sprintf("%s of %s", pct(d.FeatureShare), FormatUSD(d.PriceUSD)))
+		parts = append(parts, fmt.Sprintf("%s of %s", pct(d.FeatureShare), numfmt.USD(d.PriceUSD)))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func networkReason(a *CloudAdvice, m *cloudModel) string {
+func networkReason(a *Advice, m *cloudModel) string {
 	p, n := a.Profile, a.Profile.Network
 	if len(p.Cloud) == 0 {
 		return "No cloud option: the network does not decide anything."
@@ -224,7 +224,7 @@ func networkReason(a *CloudAdvice, m *cloudModel) string {
 		if h.Wins {
 			verb = "wins"
 		}
-		s += fmt.Sprintf(" Best hybrid of %d tried (%s): TTFT p95 %s, %s/month, %s.", h.Tried, h.Rule, dur(h.Option.TTFTP95), FormatUSD(h.Option.MonthlyCostUSD), verb)
+		s += fmt.Sprintf(" Best hybrid of %d tried (%s): TTFT p95 %s, %s/month, %s.", h.Tried, h.Rule, dur(h.Option.TTFTP95), numfmt.USD(h.Option.MonthlyCostUSD), verb)
 		if !h.Option.Feasible {
 			s = strings.TrimSuffix(s, ".") + fmt.Sprintf(" (%s).", strings.Join(h.Option.Problems, "; "))
 		}
@@ -232,7 +232,7 @@ func networkReason(a *CloudAdvice, m *cloudModel) string {
 	return s
 }
 
-func modelSizeReason(a *CloudAdvice) string {
+func modelSizeReason(a *Advice) string {
 	p := a.Profile
 	if p.Device == nil {
 		return "No device in the profile: the model runs in the cloud whatever its size."
@@ -266,19 +266,19 @@ func modelSizeReason(a *CloudAdvice) string {
 	for _, r := range a.DeviceRuns {
 		lo, hi = min(lo, r.TokensPerS), max(hi, r.TokensPerS)
 	}
-	rate := fmt.Sprintf("%s–%s", FormatNumber(lo), FormatNumber(hi))
-	if FormatNumber(lo) == FormatNumber(hi) {
-		rate = FormatNumber(lo)
+	rate := fmt.Sprintf("%s–%s", numfmt.Number(lo), numfmt.Number(hi))
+	if numfmt.Number(lo) == numfmt.Number(hi) {
+		rate = numfmt.Number(lo)
 	}
 	s += fmt.Sprintf("; it decodes %s tokens/s", rate)
 	if tg := p.Targets.TokensPerS; tg > 0 {
-		s += fmt.Sprintf(" (target %s)", FormatNumber(tg))
+		s += fmt.Sprintf(" (target %s)", numfmt.Number(tg))
 	}
 	s += fmt.Sprintf(", takes %s a session and %s of a charge a day on %s", units.Approx(d.EnergyPerSessionJ, units.KindEnergy), pct(d.BatteryPerDay), d.BatteryDevice)
 	return s + "."
 }
 
-func runErr(a *CloudAdvice, device string) string {
+func runErr(a *Advice, device string) string {
 	for _, r := range a.DeviceRuns {
 		if r.Device == device && r.Err != "" {
 			return r.Err
@@ -312,56 +312,7 @@ func num(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return FormatNumber(*v)
-}
-
-// FormatNumber prints a figure with about three significant digits and no
-// trailing zeros, with thousands separators from 1000 up: 26.9, 190, 0.65,
-// 1,384.
-func FormatNumber(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return FormatCount(v)
-	case a >= 100 || a == 0:
-		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
-	case a >= 10:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
-	case a >= 1:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
-
-// FormatUSD prints dollars: "$12,500", "$786", "$1.67", "$0.00054".
-func FormatUSD(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 100:
-		return "$" + FormatCount(v)
-	case a >= 1:
-		return fmt.Sprintf("$%.2f", v)
-	case a == 0:
-		return "$0"
-	}
-	return "$" + strconv.FormatFloat(v, 'f', max(2, 1-int(math.Floor(math.Log10(math.Abs(v))))), 64)
-}
-
-// FormatCount prints a whole number with thousands separators.
-func FormatCount(v float64) string {
-	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return numfmt.Number(*v)
 }
 
 func plural(n int) string {

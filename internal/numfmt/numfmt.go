@@ -1,0 +1,57 @@
+package numfmt
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Number prints a figure with about three significant digits and no
+// trailing zeros, with thousands separators from 1000 up: 26.9, 190, 0.65,
+// 1,384.
+func Number(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return Count(v)
+	case a >= 100 || a == 0:
+		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
+	case a >= 10:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
+	case a >= 1:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// USD prints dollars: "$12,500", "$786", "$1.67", "$0.00054".
+func USD(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return "$" + Count(v)
+	case a >= 1:
+		return fmt.Sprintf("$%.2f", v)
+	case a == 0:
+		return "$0"
+	}
+	return "$" + strconv.FormatFloat(v, 'f', max(2, 1-int(math.Floor(math.Log10(math.Abs(v))))), 64)
+}
+
+// Count prints a whole number with thousands separators.
+func Count(v float64) string {
+	s := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
