@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	workers "github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -452,26 +452,12 @@ func (p *Predictor) PredictEach(ctx context.Context, recs []Record, ovs []*Overl
 func (p *Predictor) predictAll(ctx context.Context, recs []Record, ovs []*Overlay) ([]float64, []error) {
 	out := make([]float64, len(recs))
 	errs := make([]error, len(recs))
-	workers := p.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	handed := workers.Run(ctx, p.Workers, len(recs), func(i int) {
+		_, out[i], errs[i] = p.figure(ctx, recs[i], ovs[i])
+	})
+	for i := handed; i < len(recs); i++ {
+		errs[i] = ctx.Err()
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(recs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				_, out[i], errs[i] = p.figure(ctx, recs[i], ovs[i])
-			}
-		}()
-	}
-	for i := range recs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	return out, errs
 }
 
