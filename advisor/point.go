@@ -6,6 +6,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/sweep"
 )
 
 // The expressions of a sweep (--require, --pareto) compile here, with the
@@ -142,4 +143,56 @@ func (x *Expr) Value(env map[string]any, where, runErr string) (*float64, string
 		return nil, x.Text + " " + err.Error()
 	}
 	return &v, ""
+}
+
+// SweepJudge compiles the sweep's --require and --pareto expressions
+// against the result's keys and the fields under vary., and returns the
+// function that checks and measures each point; nil when there are none.
+func SweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string, []*float64, error), error) {
+	if len(r.Requires) == 0 && len(r.Objectives) == 0 {
+		return nil, nil
+	}
+	names := make([]string, len(r.Fields))
+	for k, fd := range r.Fields {
+		names[k] = fd.Name
+	}
+	pe, err := NewPointEnv(names)
+	if err != nil {
+		return nil, err
+	}
+	var reqs []*Requirement
+	for _, text := range r.Requires {
+		q, err := pe.Requirement(text)
+		if err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, q)
+	}
+	var objs []*Expr
+	for _, o := range r.Objectives {
+		x, err := pe.Objective("--pareto "+o.String(), o.Text)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, x)
+	}
+	fields := r.Fields
+	return func(res *sim.Result, values []float64, runErr string) ([]string, []*float64, error) {
+		env, err := pe.Point(res, values)
+		if err != nil {
+			return nil, nil, err
+		}
+		where := sweep.Label(fields, values)
+		var unmet []string
+		for _, q := range reqs {
+			if why := q.Check(env, where, runErr); why != "" {
+				unmet = append(unmet, why)
+			}
+		}
+		vals := make([]*float64, len(objs))
+		for k, x := range objs {
+			vals[k], _ = x.Value(env, where, runErr)
+		}
+		return unmet, vals, nil
+	}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/advisor"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -469,12 +470,12 @@ func signed(a *advisor.Advice, v float64, key string) string {
 	}
 	m := math.Abs(v)
 	if key == "chip.price_usd" {
-		return sign + "$" + FormatValue(m, 0)
+		return sign + "$" + numfmt.Value(m, 0)
 	}
 	if k := keyKind(a, key); k != 0 && m != 0 {
 		return sign + units.Approx(m, k)
 	}
-	return sign + FormatValue(m, 0)
+	return sign + numfmt.Value(m, 0)
 }
 
 func objectiveCell(a *advisor.Advice, key string, v *float64) string {
@@ -482,12 +483,12 @@ func objectiveCell(a *advisor.Advice, key string, v *float64) string {
 		return "—"
 	}
 	if key == "chip.price_usd" {
-		return "$" + FormatValue(*v, 0)
+		return "$" + numfmt.Value(*v, 0)
 	}
 	if k := keyKind(a, key); k != 0 {
 		return units.Approx(*v, k)
 	}
-	return FormatValue(*v, 0)
+	return numfmt.Value(*v, 0)
 }
 
 // sensitivityColumns are the parameters the elasticity table shows, in
@@ -633,12 +634,12 @@ func paretoText(w io.Writer, p advisor.Pareto) {
 	} else {
 		var cw, sw, vw int
 		for _, pt := range front {
-			cw = max(cw, len("$"+FormatValue(pt.Cost, 0)))
+			cw = max(cw, len("$"+numfmt.Value(pt.Cost, 0)))
 			sw = max(sw, utf8.RuneCountInString(pt.SoC))
 			vw = max(vw, len(fmt.Sprintf("%.1f", pt.Value)))
 		}
 		for _, pt := range front {
-			fmt.Fprintf(w, "  %*s  %s  %*.1f tokens/s  %s\n", cw, "$"+FormatValue(pt.Cost, 0), pad(pt.SoC, sw), vw, pt.Value, passWord(pt.Pass))
+			fmt.Fprintf(w, "  %*s  %s  %*.1f tokens/s  %s\n", cw, "$"+numfmt.Value(pt.Cost, 0), pad(pt.SoC, sw), vw, pt.Value, passWord(pt.Pass))
 		}
 		if n := len(p.Points) - len(front); n > 0 {
 			fmt.Fprintf(w, "  %d more %s dominated: as dear or dearer, and no faster\n", n, plural(n, "chip is", "chips are"))

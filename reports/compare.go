@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -312,7 +313,7 @@ func CompareTable(w io.Writer, c *Compare) error {
 			row = []string{
 				r.Chip, res.Unit + "/" + res.Compute.Dtype,
 				seconds(res.TTFT), tokensPerS(res.Prefill.TokensPerS), tokensPerS(d.TokensPerS), p99,
-				fmt.Sprintf("%.2f / %s", res.Compute.TOPSEff, FormatValue(res.Compute.PeakTOPS, 0)),
+				fmt.Sprintf("%.2f / %s", res.Compute.TOPSEff, numfmt.Value(res.Compute.PeakTOPS, 0)),
 				pct(res.Memory.DRAMBWUtil), pct(res.Memory.Decode.L3MissRate),
 			}
 		} else {
@@ -323,7 +324,7 @@ func CompareTable(w io.Writer, c *Compare) error {
 		if priced {
 			price := "—"
 			if r.PriceUSD > 0 {
-				price = "$" + FormatValue(r.PriceUSD, 0)
+				price = "$" + numfmt.Value(r.PriceUSD, 0)
 			}
 			row = append(row, price)
 		}
@@ -538,7 +539,7 @@ func nameBars(pl *plot.Plot, names []string) {
 func barValue(v float64) string {
 	a := math.Abs(v)
 	if a == 0 || a < 1e-3 || a >= 1e15 {
-		return FormatValue(v, 0)
+		return numfmt.Value(v, 0)
 	}
 	decimals := max(0, 2-int(math.Floor(math.Log10(a))))
 	t := strconv.FormatFloat(v, 'f', decimals, 64)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -159,9 +160,9 @@ func ParametersThatMatter(a *advisor.Advice) *ReportTable {
 					return "—"
 				}
 				size = max(size, math.Abs(*ef.Elasticity))
-				return FormatValue(roundTo(*ef.Elasticity, 2), 0)
+				return numfmt.Value(roundTo(*ef.Elasticity, 2), 0)
 			}
-			cells := []string{r.SoC, e.Param, FormatValue(e.Value, e.Kind), "", cell(dec), cell(ttft), e.Source}
+			cells := []string{r.SoC, e.Param, numfmt.Value(e.Value, e.Kind), "", cell(dec), cell(ttft), e.Source}
 			cells[3] = SourceKind(e.Source)
 			rows = append(rows, row{cells, size})
 		}

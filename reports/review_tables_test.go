@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 )
 
@@ -87,8 +88,8 @@ func TestParametersThatMatter(t *testing.T) {
 func TestRoundTo(t *testing.T) {
 	for _, tc := range []struct{ v, want float64 }{{0.126, 0.13}, {-0.004, 0}, {-0.127, -0.13}, {2, 2}} {
 		got := roundTo(tc.v, 2)
-		if got != tc.want || (got == 0 && FormatValue(got, 0) != "0") {
-			t.Errorf("roundTo(%v) = %v (%s), want %v", tc.v, got, FormatValue(got, 0), tc.want)
+		if got != tc.want || (got == 0 && numfmt.Value(got, 0) != "0") {
+			t.Errorf("roundTo(%v) = %v (%s), want %v", tc.v, got, numfmt.Value(got, 0), tc.want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/workloads"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -257,10 +258,10 @@ func (r *RooflinePlot) Plot() (*plot.Plot, *plot.Legend, error) {
 		pts   plotter.XYs
 		style draw.LineStyle
 	}{
-		{fmt.Sprintf("peak: %s %s, %s TOPS", r.Unit, r.Dtype, FormatValue(peak, 0)),
+		{fmt.Sprintf("peak: %s %s, %s TOPS", r.Unit, r.Dtype, numfmt.Value(peak, 0)),
 			plotter.XYs{{X: ridge, Y: peak}, {X: xhi, Y: peak}},
 			draw.LineStyle{Color: color.Gray{Y: 0x59}, Width: vg.Points(rooflineRoofWidth + 1)}},
-		{fmt.Sprintf("DRAM: %s × %s = %s", units.Approx(r.DRAMPeak, units.KindByteRate), FormatValue(r.DRAMEfficiency, 0),
+		{fmt.Sprintf("DRAM: %s × %s = %s", units.Approx(r.DRAMPeak, units.KindByteRate), numfmt.Value(r.DRAMEfficiency, 0),
 			units.Approx(r.DRAMBandwidth(), units.KindByteRate)),
 			plotter.XYs{{X: xlo, Y: xlo * dram}, {X: peak / dram, Y: peak}},
 			draw.LineStyle{Color: color.Black, Width: vg.Points(rooflineRoofWidth)}},

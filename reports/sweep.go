@@ -5,16 +5,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/internal/suggest"
 	"io"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
 )
@@ -284,12 +283,12 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 	fmt.Fprintln(tw, tableTrailer(unmet(s), failed(s)))
 	for _, p := range s.Points {
 		for k, f := range s.Fields {
-			fmt.Fprintf(tw, "%s\t", FormatValue(p.Values[k], f.Kind))
+			fmt.Fprintf(tw, "%s\t", numfmt.Value(p.Values[k], f.Kind))
 		}
 		for k, m := range p.Metrics {
 			cell := "—"
 			if m != nil {
-				cell = FormatValue(*m, sim.KeyKind(s.Metrics[k]))
+				cell = numfmt.Value(*m, sim.KeyKind(s.Metrics[k]))
 			}
 			fmt.Fprintf(tw, "%s\t", cell)
 		}
@@ -297,7 +296,7 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 			if v == nil {
 				return "—"
 			}
-			return FormatValue(*v, sim.KeyKind(key)) // not a field: those have no column
+			return numfmt.Value(*v, sim.KeyKind(key)) // not a field: those have no column
 		}) {
 			fmt.Fprintf(tw, "%s\t", c)
 		}
@@ -338,26 +337,4 @@ func tableTrailer(unmet, failed bool) string {
 		return "  error"
 	}
 	return ""
-}
-
-// FormatValue prints v for people: a quantity of kind k with units.Approx;
-// a plain number whole when it is whole (a context of 16384 tokens), else
-// to four significant digits without trailing zeros, and without an
-// exponent from 0.001 up.
-func FormatValue(v float64, k units.Kind) string {
-	a := math.Abs(v)
-	switch {
-	case k != 0:
-		return units.Approx(v, k)
-	case v == math.Trunc(v) && a < 1e15:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a < 1e-3 || a >= 1e15:
-		return strconv.FormatFloat(v, 'g', 4, 64)
-	}
-	decimals := max(0, 3-int(math.Floor(math.Log10(a))))
-	t := strconv.FormatFloat(v, 'f', decimals, 64)
-	if strings.Contains(t, ".") {
-		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
-	}
-	return t
 }

@@ -146,29 +146,6 @@ func TestCheckMetrics(t *testing.T) {
 	}
 }
 
-func TestFormatValue(t *testing.T) {
-	for _, tc := range []struct {
-		v    float64
-		kind units.Kind
-		want string
-	}{
-		{16384, 0, "16384"}, // a context length prints whole
-		{84.0276, 0, "84.03"},
-		{0.90347, 0, "0.9035"},
-		{0.05, 0, "0.05"},
-		{84.2, 0, "84.2"},
-		{12345.6, 0, "12346"},
-		{0.0001234, 0, "0.0001234"},
-		{3 << 20, units.KindBytes, "3 MiB"},
-		{3825065984, units.KindBytes, "3.83 GB"},
-		{40e9, units.KindByteRate, "40 GB/s"},
-	} {
-		if got := FormatValue(tc.v, tc.kind); got != tc.want {
-			t.Errorf("FormatValue(%v, %v) = %q, want %q", tc.v, tc.kind, got, tc.want)
-		}
-	}
-}
-
 // TestMetricKeysHoldOptionalBlocks: the figures of an optional block
 // (speculative decoding's, a schedule's) are metrics a sweep may ask for;
 // its lists are not.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/reports"
 )
 
@@ -103,7 +104,7 @@ func objectiveText(v *float64) string {
 	if v == nil {
 		return "has no figure"
 	}
-	return "= " + reports.FormatValue(*v, 0)
+	return "= " + numfmt.Value(*v, 0)
 }
 
 // throttleAnswer is the advisor's throttle answer (advisor.Throttling)

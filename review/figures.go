@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -266,7 +267,7 @@ func thermalSections(p *Plan) ([]reports.Section, error) {
 	d := reports.SeriesPlotData(r.Series, r.Batch, r.Thermal.ThrottleOnsetS, "Over time — "+p.runName())
 	onset := "The governor never lowered a clock in this run."
 	if o := r.Thermal.ThrottleOnsetS; o != nil {
-		onset = fmt.Sprintf("The dashed line marks the throttle onset, %s s in, when the governor first lowered a clock.", reports.FormatValue(*o, 0))
+		onset = fmt.Sprintf("The dashed line marks the throttle onset, %s s in, when the governor first lowered a clock.", numfmt.Value(*o, 0))
 	}
 	return []reports.Section{{
 		ID: "thermal", Title: "Over time: temperature, clock and decode rate", Figure: d,
@@ -340,7 +341,7 @@ func powerCliffSections(p *Plan) ([]reports.Section, error) {
 	return []reports.Section{{
 		ID: "power-cliff", Title: "The power cliff: latency and temperature against power", Figure: d,
 		Caption: fmt.Sprintf("The same session run %d times with the DRAM's energy per byte scaled from %s× to %s× the chip's %s: the largest share of decode power, and an uncertain one, so the work and its unthrottled speed stay fixed while the power it draws rises. x is the power over the first 10 s, before the phone warms. Below the sustainable level the time per token over the last minute equals that of the first 10 s; past it the governor throttles and the last minute's time per token jumps while the skin sits at its trip.",
-			len(cliffFactors), reports.FormatValue(cliffFactors[0], 0), reports.FormatValue(cliffFactors[len(cliffFactors)-1], 0), units.Approx(st.base, units.KindEnergy)+"/B"),
+			len(cliffFactors), numfmt.Value(cliffFactors[0], 0), numfmt.Value(cliffFactors[len(cliffFactors)-1], 0), units.Approx(st.base, units.KindEnergy)+"/B"),
 	}}, nil
 }
 

@@ -32,9 +32,10 @@
 //
 // Judge, when the caller sets it, checks each point against requirements
 // and evaluates the objectives of a Pareto front (the caller compiles
-// them; cmd uses advisor.PointEnv). Result.Front picks the points that
+// them: advisor.SweepJudge). Result.Front picks the points that
 // pass and that no other beats in every objective (Front, O(n²), ties all
 // kept). ReadPartial reads the JSON Lines of a run cut short, so that it
 // can go on with only the missing points (AppendEncoder) and end with the
-// bytes an uninterrupted run writes.
+// bytes an uninterrupted run writes. RunAll runs a list of
+// configurations (compare's chips) on the same worker pool.
 package sweep

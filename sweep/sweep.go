@@ -11,6 +11,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -297,4 +298,37 @@ func label(fields []Field, values []float64) string {
 		parts[k] = f.Name + "=" + v
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Label names a point in messages: "kv=2 MiB, ctx=43".
+func Label(fields []Field, values []float64) string {
+	parts := make([]string, len(fields))
+	for k, f := range fields {
+		parts[k] = f.Name + "=" + numfmt.Value(values[k], f.Kind)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// RunAll simulates each configuration on the one worker pool (progress on
+// stderr under label), results by index so the output does not depend on
+// the parallelism. A configuration whose inputs cannot run (IsPointError)
+// keeps the reason in its place and a nil result; any other error stops
+// the rest and is returned, naming the chip.
+func RunAll(ctx context.Context, stderr io.Writer, label string, cfgs []sim.Config) ([]*sim.Result, []string, error) {
+	results := make([]*sim.Result, len(cfgs))
+	why := make([]string, len(cfgs))
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	pool.ForEach(ctx, stderr, label, len(cfgs), func(i int) {
+		r, err := sim.Run(ctx, cfgs[i])
+		switch {
+		case err == nil:
+			results[i] = r
+		case IsPointError(err):
+			why[i] = spec.OneLine(err.Error())
+		default:
+			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
+		}
+	})
+	return results, why, context.Cause(ctx)
 }

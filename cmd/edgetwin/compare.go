@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/edgetwin/edgetwin/hw/spec"
-	"github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/reports"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
@@ -126,10 +124,7 @@ func parseChipList(s string) ([]string, error) {
 	return chips, nil
 }
 
-// runCompare simulates each config on all cores (pool.ForEach).
-// Results go by index, so the output does not depend on the parallelism.
-// A chip whose inputs cannot run (see sweep.IsPointError) keeps its row with the
-// reason; any other error stops the comparison.
+// runCompare runs each config (sweep.RunAll) into the comparison's rows.
 func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*reports.Compare, error) {
 	first := cfgs[0]
 	c := &reports.Compare{
@@ -137,22 +132,9 @@ func runCompare(ctx context.Context, stderr io.Writer, cfgs []sim.Config) (*repo
 		Fidelity: string(first.Fidelity), Prompt: first.Prompt, Depth: first.Depth, Gen: first.Gen, Batch: first.Batch,
 		Rows: make([]reports.CompareRow, len(cfgs)),
 	}
+	results, why, err := sweep.RunAll(ctx, stderr, "compare", cfgs)
 	for i, cfg := range cfgs {
-		c.Rows[i] = reports.CompareRow{Chip: cfg.Chip.ID, PriceUSD: cfg.Chip.PriceUSD}
+		c.Rows[i] = reports.CompareRow{Chip: cfg.Chip.ID, PriceUSD: cfg.Chip.PriceUSD, Result: results[i], Err: why[i]}
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	run := func(i int) {
-		r, err := sim.Run(ctx, cfgs[i])
-		switch {
-		case err == nil:
-			c.Rows[i].Result = r
-		case sweep.IsPointError(err):
-			c.Rows[i].Err = spec.OneLine(err.Error())
-		default:
-			cancel(fmt.Errorf("%s: %w", cfgs[i].Chip.ID, err))
-		}
-	}
-	pool.ForEach(ctx, stderr, "compare", len(cfgs), run)
-	return c, context.Cause(ctx)
+	return c, err
 }

@@ -171,8 +171,8 @@ hypercube covers every axis evenly with few points. The draw follows
 					return err
 				}
 			}
-			if s.Judge, err = sweepJudge(r); err != nil {
-				return err
+			if s.Judge, err = advisor.SweepJudge(r); err != nil {
+				return inputErr(err)
 			}
 			var emit func(sweep.Point) error
 			indices := sh.Indices(s.Len())
@@ -377,7 +377,7 @@ func flagsDigest(fl *pflag.FlagSet) string {
 func printSweep(cmd *cobra.Command, r *sweep.Result, format reports.Format, write bool, plotTo string) error {
 	if failed := r.Failed(); len(failed) > 0 {
 		first := r.Points[failed[0]]
-		where := pointLabel(r.Fields, first.Values)
+		where := sweep.Label(r.Fields, first.Values)
 		if len(failed) == len(r.Points) {
 			return inputErrorf("no point of the sweep ran; the first, %s: %s", where, first.Err)
 		}
@@ -433,75 +433,14 @@ func notOnFront(r *sweep.Result) string {
 	return " (" + strings.Join(parts, "; ") + ")"
 }
 
-// sweepJudge compiles the sweep's --require and --pareto expressions
-// against the result's keys and the fields under vary., and returns the
-// function that checks and measures each point; nil when there are none.
-func sweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string, []*float64, error), error) {
-	if len(r.Requires) == 0 && len(r.Objectives) == 0 {
-		return nil, nil
-	}
-	names := make([]string, len(r.Fields))
-	for k, fd := range r.Fields {
-		names[k] = fd.Name
-	}
-	pe, err := advisor.NewPointEnv(names)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	var reqs []*advisor.Requirement
-	for _, text := range r.Requires {
-		q, err := pe.Requirement(text)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		reqs = append(reqs, q)
-	}
-	var objs []*advisor.Expr
-	for _, o := range r.Objectives {
-		x, err := pe.Objective("--pareto "+o.String(), o.Text)
-		if err != nil {
-			return nil, inputErr(err)
-		}
-		objs = append(objs, x)
-	}
-	fields := r.Fields
-	return func(res *sim.Result, values []float64, runErr string) ([]string, []*float64, error) {
-		env, err := pe.Point(res, values)
-		if err != nil {
-			return nil, nil, err
-		}
-		where := pointLabel(fields, values)
-		var unmet []string
-		for _, q := range reqs {
-			if why := q.Check(env, where, runErr); why != "" {
-				unmet = append(unmet, why)
-			}
-		}
-		vals := make([]*float64, len(objs))
-		for k, x := range objs {
-			vals[k], _ = x.Value(env, where, runErr)
-		}
-		return unmet, vals, nil
-	}, nil
-}
-
 // noteShardFailures counts a shard's points that did not run. A shard
 // never fails for them: other shards may run; merge decides.
 func noteShardFailures(w io.Writer, r *sweep.Result, sh sweep.Shard) {
 	if failed := r.Failed(); len(failed) > 0 {
 		first := r.Points[failed[0]]
 		fmt.Fprintf(w, "edgetwin: %d of the %d points of shard %s did not run (see their error); the first, %s: %s\n",
-			len(failed), len(r.Points), sh, pointLabel(r.Fields, first.Values), first.Err)
+			len(failed), len(r.Points), sh, sweep.Label(r.Fields, first.Values), first.Err)
 	}
-}
-
-// pointLabel names a point in messages: "kv=2 MiB, ctx=43".
-func pointLabel(fields []sweep.Field, values []float64) string {
-	parts := make([]string, len(fields))
-	for k, f := range fields {
-		parts[k] = f.Name + "=" + reports.FormatValue(values[k], f.Kind)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // checkOutput reads --format and checks a --plot path before anything

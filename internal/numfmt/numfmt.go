@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/units"
 )
 
 // Number prints a figure with about three significant digits and no
@@ -54,4 +56,26 @@ func Count(v float64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Value prints v for people: a quantity of kind k with units.Approx;
+// a plain number whole when it is whole (a context of 16384 tokens), else
+// to four significant digits without trailing zeros, and without an
+// exponent from 0.001 up.
+func Value(v float64, k units.Kind) string {
+	a := math.Abs(v)
+	switch {
+	case k != 0:
+		return units.Approx(v, k)
+	case v == math.Trunc(v) && a < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a < 1e-3 || a >= 1e15:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	decimals := max(0, 3-int(math.Floor(math.Log10(a))))
+	t := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(t, ".") {
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	return t
 }
