@@ -97,24 +97,13 @@ func CheckMetrics(names []string) error {
 // MetricValues reads the named metrics (checked by CheckMetrics) from a
 // result; a null figure is nil.
 func MetricValues(r *sim.Result, names []string) ([]*float64, error) {
-	fields, err := Flatten(r)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]*float64, len(names))
 	for i, n := range names {
-		text, ok := Lookup(fields, n)
-		if !ok {
-			return nil, fmt.Errorf("the result has no %s", n)
-		}
-		if text == "null" {
-			continue
-		}
-		v, err := strconv.ParseFloat(text, 64)
+		v, err := r.Metric(n)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %q is not a number", n, text)
+			return nil, err
 		}
-		out[i] = &v
+		out[i] = v
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -28,4 +30,99 @@ func KeyKind(key string) units.Kind {
 		return units.KindTemperature
 	}
 	return 0
+}
+
+// Metric reads the number at a dotted result key (decode.tokens_per_s,
+// memory.l3_miss_rate_by_class.kv) as the JSON of the result has it,
+// without encoding the result: nil for a null figure, an error for a key
+// the JSON does not have (a path that names no field, an optional block
+// the run left out) or one that is not a number. Keys follow the json tags
+// of Result; a slice or map on the way is not a metric.
+func (r *Result) Metric(key string) (*float64, error) {
+	v := reflect.ValueOf(r).Elem()
+	for part := range strings.SplitSeq(key, ".") {
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return nil, fmt.Errorf("the result has no %s", key)
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("the result has no %s", key)
+		}
+		f, ok := jsonField(v, part)
+		if !ok {
+			return nil, fmt.Errorf("the result has no %s", key)
+		}
+		v = f
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, nil
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		x := v.Float()
+		return &x, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		x := float64(v.Int())
+		return &x, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		x := float64(v.Uint())
+		return &x, nil
+	}
+	return nil, fmt.Errorf("%s: %v is not a number", key, v.Interface())
+}
+
+// jsonField is the field of struct v that encoding/json writes as name,
+// and whether the JSON has it (an omitempty field at its zero value is
+// left out).
+func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if tag == "-" || !sf.IsExported() && !sf.Anonymous {
+			continue
+		}
+		if sf.Anonymous && tag == "" && sf.Type.Kind() == reflect.Struct {
+			// An embedded struct's fields are the outer struct's.
+			if f, ok := jsonField(v.Field(i), name); ok {
+				return f, true
+			}
+			continue
+		}
+		if tag == "" {
+			tag = sf.Name
+		}
+		if tag != name {
+			continue
+		}
+		f := v.Field(i)
+		if has(opts, "omitempty") && emptyJSON(f) || has(opts, "omitzero") && f.IsZero() {
+			return reflect.Value{}, false
+		}
+		return f, true
+	}
+	return reflect.Value{}, false
+}
+
+// has reports whether a json tag's options name opt.
+func has(opts, opt string) bool { return strings.Contains(","+opts+",", ","+opt+",") }
+
+// emptyJSON reports whether encoding/json's omitempty leaves f out: false,
+// 0, "", a nil pointer or interface, an empty slice, map or array (never a
+// struct).
+func emptyJSON(f reflect.Value) bool {
+	switch f.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return f.Len() == 0
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64,
+		reflect.Interface, reflect.Pointer:
+		return f.IsZero()
+	}
+	return false
 }
