@@ -245,8 +245,9 @@ func TestDefaultGovernorCitations(t *testing.T) {
 
 // TestCPUClusters: a CPU given as clusters takes its cores and clock from
 // them, derives its peak cluster by cluster, and shares it among threads
-// fastest cores first; a core count that contradicts the clusters, or
-// clusters out of order, are errors naming the field.
+// fastest cores first; a core count that contradicts the clusters,
+// clusters out of order, or a cluster's core_bandwidth outside the DRAM
+// bounds are errors naming the field.
 func TestCPUClusters(t *testing.T) {
 	const src = `name: clustered
 memory:
@@ -281,6 +282,7 @@ units:
 	for _, bad := range []struct{ set, want string }{
 		{"units.cpu.cores=6", "not the clusters' 4 cores"},
 		{"units.cpu.clusters.little.clock=4GHz", "list clusters fastest first"},
+		{"units.cpu.clusters.prime.core_bandwidth=1KB/s", "not a plausible DRAM bandwidth"},
 	} {
 		ov, err := spec.ParseOverride(bad.set)
 		if err != nil {
@@ -293,7 +295,9 @@ units:
 }
 
 // TestDRAMDraw: a unit draws the least of its fabric port and its cores'
-// own draw; neither given, nothing caps it.
+// own draw, each cluster's cores at their own core_bandwidth (the unit's
+// where the cluster gives none), filled fastest first; neither given,
+// nothing caps it.
 func TestDRAMDraw(t *testing.T) {
 	for _, tc := range []struct {
 		u    Unit
@@ -304,6 +308,15 @@ func TestDRAMDraw(t *testing.T) {
 		{Unit{Cores: 1, CoreBandwidth: 10e9, Bandwidth: 25e9}, 10e9},
 		{Unit{Bandwidth: 25e9}, 25e9},
 		{Unit{Cores: 8}, 0},
+		// Three threads over a 20 GB/s prime core and 10 GB/s (the unit's)
+		// big cores: 20 + 2 × 10 = 40 GB/s, under a 35 GB/s port 35.
+		{Unit{Cores: 3, CoreBandwidth: 10e9, Clusters: []Cluster{{Name: "prime", Cores: 1, CoreBandwidth: 20e9}, {Name: "big", Cores: 3}}}, 40e9},
+		{Unit{Cores: 3, CoreBandwidth: 10e9, Bandwidth: 35e9, Clusters: []Cluster{{Name: "prime", Cores: 1, CoreBandwidth: 20e9}, {Name: "big", Cores: 3}}}, 35e9},
+		// One thread stays on the prime core: 20 GB/s, whatever the others.
+		{Unit{Cores: 1, Clusters: []Cluster{{Name: "prime", Cores: 1, CoreBandwidth: 20e9}, {Name: "little", Cores: 4}}}, 20e9},
+		// A little core with no draw of its own and none from the unit
+		// leaves the cores unbounded.
+		{Unit{Cores: 2, Clusters: []Cluster{{Name: "prime", Cores: 1, CoreBandwidth: 20e9}, {Name: "little", Cores: 4}}}, 0},
 	} {
 		if got := tc.u.DRAMDraw(); got != tc.want {
 			t.Errorf("%+v: draw %g, want %g", tc.u, got, tc.want)

@@ -169,7 +169,7 @@ type Unit struct {
 	Clusters []Cluster `yaml:"clusters,omitempty"`
 	// CoreBandwidth is the most one core draws from DRAM: the cache-line
 	// misses it keeps in flight over the memory latency. A run on n cores
-	// draws at most n × CoreBandwidth.
+	// draws at most n × CoreBandwidth; a cluster may give its own.
 	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty" spec:"bound=dram"`
 	// Bandwidth is the most the unit draws from DRAM through its port of
 	// the fabric, whatever its cores; 0: the whole DRAM bandwidth.
@@ -260,6 +260,19 @@ type Cluster struct {
 	Clock units.Hertz `yaml:"clock" spec:"required"`
 	// SIMDPipes overrides the unit's SIMD pipes for this cluster's cores.
 	SIMDPipes int `yaml:"simd_pipes,omitempty" spec:"positive"`
+	// CoreBandwidth overrides the unit's per-core DRAM draw for this
+	// cluster's cores: a big core keeps more misses in flight than a
+	// little one.
+	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty" spec:"bound=dram"`
+}
+
+// coreBandwidth is the DRAM draw of one of the cluster's cores, the
+// unit's when the cluster gives none.
+func (c Cluster) coreBandwidth(u *Unit) float64 {
+	if c.CoreBandwidth > 0 {
+		return float64(c.CoreBandwidth)
+	}
+	return float64(u.CoreBandwidth)
 }
 
 // pipes is the SIMD pipes of the cluster's cores, the unit's when the
@@ -306,14 +319,41 @@ func (u *Unit) ThreadShare(n int) float64 {
 }
 
 // DRAMDraw is the most the unit draws from DRAM: the least of Bandwidth
-// and Cores × CoreBandwidth that the chip gives; 0 when it gives neither.
+// and its cores' own draw that the chip gives; 0 when it gives neither.
+// The cores' draw is Cores × CoreBandwidth, or with clusters the sum over
+// the first Cores cores, filling the clusters fastest first as threads do
+// (a cluster's core_bandwidth, else the unit's); a core with neither
+// leaves the cores' draw unbounded.
 func (u *Unit) DRAMDraw() float64 {
-	draw := 0.0
-	if u.CoreBandwidth > 0 && u.Cores > 0 {
-		draw = float64(u.Cores) * float64(u.CoreBandwidth)
-	}
+	draw := u.coresDraw()
 	if b := float64(u.Bandwidth); b > 0 && (draw == 0 || b < draw) {
 		draw = b
+	}
+	return draw
+}
+
+// coresDraw is what the unit's Cores cores draw from DRAM together; 0
+// when some core's draw is not given.
+func (u *Unit) coresDraw() float64 {
+	if u.Cores <= 0 {
+		return 0
+	}
+	if len(u.Clusters) == 0 {
+		return float64(u.Cores) * float64(u.CoreBandwidth)
+	}
+	draw := 0.0
+	left := u.Cores
+	for _, c := range u.Clusters {
+		if left == 0 {
+			break
+		}
+		k := min(left, c.Cores)
+		bw := c.coreBandwidth(u)
+		if bw <= 0 {
+			return 0
+		}
+		draw += float64(k) * bw
+		left -= k
 	}
 	return draw
 }
