@@ -61,3 +61,41 @@ func TestDecodeFollowsThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeFollowsClusterDraw: each cluster's cores draw at their own
+// core_bandwidth — a 20 GB/s prime core, little cores at the unit's
+// 10 GB/s — behind a 35 GB/s port: 20, 30, then 40 capped to 35 GB/s at
+// one to three threads, so decode goes 1 : 1.5 : 1.75 and a fourth thread
+// adds nothing.
+func TestDecodeFollowsClusterDraw(t *testing.T) {
+	const chip = `name: clustered draw
+memory:
+  dram: {type: LPDDR5X, bandwidth: 100 GB/s, capacity: 8 GiB}
+units:
+  - name: cpu
+    kind: cpu
+    core_bandwidth: 10 GB/s
+    bandwidth: 35 GB/s
+    clusters:
+      - {name: prime, cores: 1, clock: 3 GHz, core_bandwidth: 20 GB/s}
+      - {name: little, cores: 3, clock: 2 GHz}
+`
+	rate := func(threads int) float64 {
+		cfg := configFor(t, opts{chipSrc: chip, model: "llama-3.2-1b", prompt: 0, gen: 8, fidelity: Analytic, runtime: runtimes.None})
+		cfg.Threads = threads
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *r.Decode.TokensPerS
+	}
+	r1, r2, r3, r4 := rate(1), rate(2), rate(3), rate(4)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"2 threads / 1", r2 / r1, 1.5}, {"3 threads / 1", r3 / r1, 1.75}, {"4 threads / 3", r4 / r3, 1}} {
+		if math.Abs(c.got/c.want-1) > 0.03 {
+			t.Errorf("%s: %.3f, want %.3f (decode %.1f, %.1f, %.1f, %.1f tokens/s at 1–4 threads)", c.name, c.got, c.want, r1, r2, r3, r4)
+		}
+	}
+}
