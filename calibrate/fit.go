@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
+	workers "github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -41,6 +43,9 @@ type FitOptions struct {
 	Workers int
 	// Source describes the records for the overlay's source line.
 	Source string
+	// Progress, when a terminal, shows the fit's iterations (silent
+	// otherwise, and nil for none).
+	Progress io.Writer
 	// Runtime, when set (a catalog runtime id or a runtime file), fits
 	// that runtime's figures alone: only the records that name it, only
 	// the parameters a runtime profile carries (RuntimeParams), each
@@ -369,6 +374,9 @@ type problem struct {
 	corr    []float64  // per record: target / analytic at the last correction
 	runs    int
 	lastErr error
+	// progress counts major iterations against an upper bound (starts ×
+	// maxIterations).
+	progress *workers.Progress
 }
 
 // overlays builds, per record, the overlay of the parameters that touch it
@@ -508,7 +516,8 @@ func (p *problem) minimize(theta0 []float64) ([]float64, float64, error) {
 		},
 	}
 	settings := &optimize.Settings{
-		MajorIterations: 25,
+		MajorIterations: maxIterations,
+		Recorder:        iterations{p.progress},
 		Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-5, Iterations: 2},
 	}
 	// Backtracking asks only for function values: a trial step costs one
@@ -523,6 +532,22 @@ func (p *problem) minimize(theta0 []float64) ([]float64, float64, error) {
 	// An iteration limit or a stalled line search still leaves the best
 	// point found; only a failure to evaluate is an error.
 	return res.X, res.F, nil
+}
+
+// maxIterations bounds the major iterations of one start of a fit.
+const maxIterations = 25
+
+// iterations is an optimize.Recorder that steps a progress bar at each
+// major iteration.
+type iterations struct{ p *workers.Progress }
+
+func (it iterations) Init() error { return nil }
+
+func (it iterations) Record(_ *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	if it.p != nil && op == optimize.MajorIteration {
+		it.p.Step()
+	}
+	return nil
 }
 
 // FitRecords fits an overlay's parameters to the records by running the
@@ -580,7 +605,9 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		return nil, &InputError{Msg: "no record the simulator can predict: " + skipped[len(skipped)-1].Reason, Empty: true}
 	}
 	fit.Skipped = skipped
-	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use))}
+	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use)),
+		progress: workers.NewProgress(opt.Progress, "fit", opt.Starts*maxIterations)}
+	defer p.progress.Done()
 	beforeOf := map[string]float64{}
 	for i, r := range use {
 		unit := units[i]

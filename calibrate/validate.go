@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
 
+	workers "github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -73,6 +75,9 @@ type ValidateOptions struct {
 	Holdout string
 	Fit     FitOptions // how the hold-out fits run
 	Workers int
+	// Progress, when a terminal, shows the hold-out fits as they finish
+	// (silent otherwise, and nil for none).
+	Progress io.Writer
 }
 
 // predict adds a point for each record predicted under ov, in group g.
@@ -153,6 +158,18 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 				pr.Runtimes[r.Runtime] = p.Bare()
 			}
 		}
+		fits := 0
+		for _, g := range groups {
+			seen := map[string]bool{}
+			for _, r := range use {
+				if groupOf(r) == g && !seen[r.Runtime] {
+					seen[r.Runtime] = true
+					fits++
+				}
+			}
+		}
+		bar := workers.NewProgress(opt.Progress, "validate --holdout "+opt.Holdout, fits)
+		defer bar.Done()
 		for _, g := range groups {
 			var train, test []Record
 			for _, r := range use {
@@ -190,6 +207,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 				for i := n; i < len(v.Points); i++ {
 					v.Points[i].Unfitted = unfitted
 				}
+				bar.Step()
 			}
 		}
 	default:

@@ -38,3 +38,21 @@ func AppShare(pkg string) (share float64, why string) {
 	}
 	return 0.6, "assumed: a phone's share for one app — the device class is unknown"
 }
+
+// DisplayPower is what the device's display draws while it is on, for
+// the device class its thermal package names ("" is the passive phone),
+// and what the figure rests on; 0 for a class with no display of its own
+// (a dev board, a module).
+func DisplayPower(pkg string) (watts float64, why string) {
+	switch {
+	case pkg == "" || pkg == "phone":
+		return 1, "assumed: about 1 W, a 6–7-inch OLED at a reading brightness (a panel's draw moves with brightness and content: a white page costs several times a dark one)"
+	case pkg == "tablet":
+		return 2, "assumed: about 2 W, an 11-inch panel at a reading brightness"
+	case strings.HasPrefix(pkg, "laptop"):
+		return 3, "assumed: about 3 W, a 13–16-inch laptop panel and its backlight at a reading brightness"
+	case pkg == "car-cabin":
+		return 0, "assumed: the cabin's screens are powered by the car, not by the module"
+	}
+	return 0, "assumed: a board or module drives no display of its own"
+}

@@ -232,6 +232,13 @@ func derive(doc *spec.Doc, s *SoC) error {
 			return err
 		}
 	}
+	if s.Idle.Display == 0 && !doc.Has("idle.display") {
+		if w, why := DisplayPower(s.ThermalPackage); w > 0 {
+			if err := doc.Default("idle.display", units.Watts(w).String(), &SoC{}, why); err != nil {
+				return err
+			}
+		}
+	}
 	if s.Memory.AppShare == 0 {
 		share, why := AppShare(s.ThermalPackage)
 		if err := doc.Default("memory.app_share", units.Fraction(share).String(), &SoC{}, why); err != nil {

@@ -386,6 +386,10 @@ type Idle struct {
 	// Floor is the always-on domain's power (PMIC, always-on processor,
 	// clocks), drawn whether the SoC works or rests.
 	Floor units.Watts `yaml:"floor,omitempty"`
+	// Display is what the device's display draws while a scenario keeps
+	// it on (screen: true), whatever the SoC does; by default its device
+	// class's (DisplayPower). Its heat goes into the skin.
+	Display units.Watts `yaml:"display,omitempty"`
 }
 
 // Storage is where weights live before they are loaded (UFS, NVMe, SD).

@@ -146,9 +146,13 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	}
 	if en := r.Energy; en.JoulesPerToken != nil && en.AvgPowerW != nil {
 		pp := en.Parts
-		row("energy", "%.3g J/token · %.2f W average, %.2f W peak · DRAM %s, static %s, compute %s of %.3g J",
+		display := ""
+		if pp.Display > 0 {
+			display = ", display " + pct(ratio(pp.Display, en.TotalJ))
+		}
+		row("energy", "%.3g J/token · %.2f W average, %.2f W peak · DRAM %s, static %s, compute %s%s of %.3g J",
 			*en.JoulesPerToken, *en.AvgPowerW, en.PeakPowerW,
-			pct(ratio(pp.DRAM, en.TotalJ)), pct(ratio(pp.Static, en.TotalJ)), pct(ratio(pp.Compute, en.TotalJ)), en.TotalJ)
+			pct(ratio(pp.DRAM, en.TotalJ)), pct(ratio(pp.Static, en.TotalJ)), pct(ratio(pp.Compute, en.TotalJ)), display, en.TotalJ)
 	}
 	if th := r.Thermal; th.PeakC != nil {
 		skin, onset := "", "no throttling"

@@ -16,10 +16,11 @@ import (
 type energyParts struct {
 	compute, host, sram, l3, dram, storage, static float64
 	selfRefresh, floor                             float64 // the DRAM in self-refresh while the SoC rests; the always-on domain
+	display                                        float64 // the device's display, on while the scenario keeps it on
 }
 
 func (p energyParts) total() float64 {
-	return p.compute + p.host + p.sram + p.l3 + p.dram + p.storage + p.static + p.selfRefresh + p.floor
+	return p.compute + p.host + p.sram + p.l3 + p.dram + p.storage + p.static + p.selfRefresh + p.floor + p.display
 }
 
 func (p *energyParts) add(q energyParts) {
@@ -32,6 +33,7 @@ func (p *energyParts) add(q energyParts) {
 	p.static += q.static
 	p.selfRefresh += q.selfRefresh
 	p.floor += q.floor
+	p.display += q.display
 }
 
 // energy is the energy of a stretch of the run whose counters grew by d
@@ -86,6 +88,11 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 	p.selfRefresh = float64(chip.Memory.DRAM.SelfRefreshPower) * gated
 	p.floor = float64(chip.Idle.Floor) * seconds
 	h.power[h.pkg] += p.l3 + p.dram + dramStatic + p.selfRefresh + p.floor
+	// The display lies under the front glass: its heat is the skin's.
+	if sc := e.cfg.Scenario; sc != nil && sc.Screen {
+		p.display = float64(chip.Idle.Display) * seconds
+		h.power[h.skinOrPackage()] += p.display
+	}
 	// Storage sits on the board, away from the SoC.
 	p.storage = d.storageBytes * float64(chip.Storage.EnergyPerByte)
 	h.power[h.board] += p.storage
@@ -275,7 +282,7 @@ func (e *engine) fillEnergy(r *Result, total float64) {
 	en := Energy{
 		TotalJ: all.total(), PrefillJ: pre, DecodeJ: dec, PeakPowerW: e.st.peakPower,
 		Parts: EnergyParts{Compute: all.compute, Host: all.host, SRAM: all.sram, L3: all.l3, DRAM: all.dram, Storage: all.storage, Static: all.static,
-			SelfRefresh: all.selfRefresh, IdleFloor: all.floor},
+			SelfRefresh: all.selfRefresh, IdleFloor: all.floor, Display: all.display},
 	}
 	en.AvgPowerW = ptr(ratio(all.total(), total))
 	if n := r.Prefill.Tokens; n > 0 {

@@ -220,3 +220,12 @@ func (e *engine) fillThermal(r *Result, total float64) {
 		r.Thermal.FinalClocks = append(r.Thermal.FinalClocks, UnitClock{Unit: u.Name, Hz: e.clockOf(u)})
 	}
 }
+
+// skinOrPackage is the node the display's heat enters: the first skin
+// node, or the package on a network without one.
+func (h *heat) skinOrPackage() int {
+	if len(h.skin) > 0 {
+		return h.skin[0]
+	}
+	return h.pkg
+}

@@ -239,7 +239,7 @@ func energyPartsSum(run runFunc, c Config) error {
 		return err
 	}
 	e, p := r.Energy, r.Energy.Parts
-	parts := p.Compute + p.Host + p.SRAM + p.L3 + p.DRAM + p.Storage + p.Static + p.SelfRefresh + p.IdleFloor
+	parts := p.Compute + p.Host + p.SRAM + p.L3 + p.DRAM + p.Storage + p.Static + p.SelfRefresh + p.IdleFloor + p.Display
 	if math.Abs(parts-e.TotalJ) > 1e-9*e.TotalJ {
 		return fmt.Errorf("energy parts %+v add to %.9g J, the total is %.9g J", p, parts, e.TotalJ)
 	}

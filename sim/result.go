@@ -344,6 +344,8 @@ type EnergyParts struct {
 	// its units power-gated; IdleFloor the always-on domain throughout.
 	SelfRefresh float64 `json:"dram_self_refresh_j"`
 	IdleFloor   float64 `json:"idle_floor_j"`
+	// Display is the device's display while the scenario keeps it on.
+	Display float64 `json:"display_j"`
 }
 
 // Thermal is what heat did over the run: the hottest junction and skin

@@ -80,6 +80,10 @@ type Scenario struct {
 	// ColdStart makes the first request load the model: its weights read
 	// from storage and the unit's runtime initialised.
 	ColdStart bool `yaml:"cold_start,omitempty"`
+	// Screen keeps the device's display on for the whole session (the
+	// user reads the answers): it draws the chip's idle.display and heats
+	// the skin, and its energy is a line of its own.
+	Screen bool `yaml:"screen,omitempty"`
 	// Stages are the steps around the model that the user waits for.
 	Stages []Stage `yaml:"stages,omitempty"`
 }

@@ -130,8 +130,9 @@ simulate --runtime PROFILE.yaml runs it on any chip its units fit.`,
 			}
 			fit, err := calibrate.FitRecords(cmd.Context(), recs, calibrate.FitOptions{
 				Params: paramList(params), Fidelity: fid, Starts: starts,
-				Source:  fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
-				Runtime: runtimeID,
+				Source:   fmt.Sprintf("calibrate fit of %s (%d records) at %s fidelity", strings.Join(files, ", "), len(recs), fid),
+				Runtime:  runtimeID,
+				Progress: cmd.ErrOrStderr(),
 			})
 			if err != nil {
 				return calibrationErr(err)
@@ -233,7 +234,7 @@ report for the public measurements in examples/public/.`,
 				runs := map[string]*calibrate.Validation{}
 				for _, h := range reports.ValidationSplits {
 					v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
-						Fidelity: fid, Holdout: h, Fit: calibrate.FitOptions{Params: paramList(params)}})
+						Fidelity: fid, Holdout: h, Fit: calibrate.FitOptions{Params: paramList(params)}, Progress: cmd.ErrOrStderr()})
 					if err != nil {
 						return calibrationErr(err)
 					}
@@ -249,6 +250,7 @@ report for the public measurements in examples/public/.`,
 			}
 			v, err := calibrate.Validate(cmd.Context(), recs, calibrate.ValidateOptions{
 				Overlay: ov, Fidelity: fid, Holdout: holdout, Fit: calibrate.FitOptions{Params: paramList(params)},
+				Progress: cmd.ErrOrStderr(),
 			})
 			if err != nil {
 				return calibrationErr(err)

@@ -32,7 +32,7 @@ var rewriteScripts = flag.Bool("rewrite", false, "rewrite the expected output of
 //	set PATH=VALUE       a --set for the commands that follow; "set" alone clears them
 //	simulate ARGS        edgetwin simulate --soc … --set … ARGS, its table
 //	sweep ARGS           edgetwin sweep --soc … --set … ARGS, its table
-//	print KEY…           figures of the last simulate, from its JSON
+//	print KEY…           figures of the last simulate, from its JSON (turns.0.total_s indexes a list)
 //	session ARGS         starts a session (simulate ARGS) at time 0 (no output)
 //	advance DURATION     runs the session DURATION further and prints where it stands:
 //	                     its clocks, skin temperature and last step
@@ -213,12 +213,18 @@ func (s *script) print(path string, line int, keys []string) string {
 	for _, k := range keys {
 		var v any = doc
 		for _, part := range strings.Split(k, ".") {
-			m, ok := v.(map[string]any)
-			if !ok {
+			switch c := v.(type) {
+			case map[string]any:
+				v = c[part]
+			case []any: // turns.13.total_s: the fourteenth turn's
+				i, err := strconv.Atoi(part)
+				if err != nil || i < 0 || i >= len(c) {
+					t.Fatalf("%s:%d: %s: no element %q", path, line, k, part)
+				}
+				v = c[i]
+			default:
 				v = nil
-				break
 			}
-			v = m[part]
 		}
 		switch x := v.(type) {
 		case float64:

@@ -50,7 +50,7 @@ func (p *Progress) draw() {
 		return
 	}
 	const width = 30
-	n := width * p.done / p.total
+	n := min(width, width*p.done/p.total) // an upper-bound total may be passed
 	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d", p.label, strings.Repeat("=", n), strings.Repeat(" ", width-n), p.done, p.total)
 }
 
