@@ -132,7 +132,7 @@ func SweepPlotData(s *sweep.Result) PlotData {
 			}
 		}
 		yUnit, yDiv := axisUnit(ys, sim.KeyKind(name))
-		panel := Panel{YLabel: withUnit(name, yUnit), Lines: make([]Line, len(groups))}
+		panel := Panel{YLabel: withUnit(sim.KeyLabel(name), yUnit), Lines: make([]Line, len(groups))}
 		for g, label := range groups {
 			panel.Lines[g].Label = label
 		}

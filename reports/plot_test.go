@@ -30,7 +30,7 @@ func TestSweepPlotData(t *testing.T) {
 	for _, p := range d.Panels {
 		labels = append(labels, p.YLabel)
 	}
-	if want := []string{"memory.kv_l3_miss_rate", "decode.tokens_per_s", "thermal.peak_c (°C)"}; !slices.Equal(labels, want) {
+	if want := []string{"KV L3 miss rate (%)", "decode tokens/s", "peak temperature (°C)"}; !slices.Equal(labels, want) {
 		t.Errorf("panels %q, want %q", labels, want)
 	}
 	lines := d.Panels[0].Lines
@@ -135,7 +135,7 @@ func TestSweepFigureSVG(t *testing.T) {
 	doc := parseSVG(t, renderSVG(t, kvSweep()))
 	for _, want := range []string{
 		"seed-moe-3b Q4_0 on seed-c", "KV cache (MiB)",
-		"memory.kv_l3_miss_rate", "decode.tokens_per_s", "thermal.peak_c (°C)",
+		"KV L3 miss rate (%)", "decode tokens/s", "peak temperature (°C)",
 		"memory.l3.size=6 MiB", "memory.l3.size=12 MiB",
 		"1", "2", "5", "10", // log-axis labels at 1, 2 and 5 per decade
 	} {

@@ -10,10 +10,13 @@ import (
 
 // KeyKind is the dimension of a result key, read from its name as the
 // result's JSON names them: memory.dram_bytes is a size, ttft_s a
-// duration, thermal.peak_c a temperature. Rates in 0..1, token rates and
-// counts are plain numbers (0).
+// duration, thermal.peak_c a temperature, memory.l3_miss_rate a fraction
+// (printed in per cent). Token rates and counts are plain numbers (0).
 func KeyKind(key string) units.Kind {
+	last := key[strings.LastIndexByte(key, '.')+1:]
 	switch {
+	case isFraction(key, last):
+		return units.KindFraction
 	case strings.HasSuffix(key, "_bytes_per_s"):
 		return units.KindByteRate
 	case strings.HasSuffix(key, "_per_s"):
@@ -30,6 +33,76 @@ func KeyKind(key string) units.Kind {
 		return units.KindTemperature
 	}
 	return 0
+}
+
+// isFraction reports whether the key at path (last its final segment) is
+// a share in [0, 1]: miss rates (and their classes), utilisations, stall
+// shares, shares of a spread, acceptance rates.
+func isFraction(path, last string) bool {
+	switch {
+	case strings.HasSuffix(last, "_rate") && !strings.HasSuffix(last, "_per_s"),
+		strings.HasSuffix(last, "_util"), strings.HasSuffix(last, "_share"),
+		strings.HasPrefix(last, "stall_"),
+		strings.Contains(path, "_rate_by_class."):
+		return true
+	}
+	return false
+}
+
+// KeyLabel is a result key as an axis or a column title reads it: its last
+// segment in words, the architect's abbreviations capitalised, the unit
+// suffix dropped (the unit is printed beside it), and the phase it
+// belongs to after a comma: memory.decode.kv_l3_miss_rate is "KV L3 miss
+// rate, decode", decode.tokens_per_s "decode tokens/s", ttft_s "TTFT".
+func KeyLabel(key string) string {
+	parts := strings.Split(key, ".")
+	label := keyWordsOf(parts[len(parts)-1], true)
+	var qual []string
+	for i := len(parts) - 2; i >= 1; i-- {
+		switch p := parts[i]; p {
+		case "prefill", "decode":
+			qual = append(qual, p)
+		default:
+			label = keyWordsOf(p, false) + " " + label
+		}
+	}
+	if top := parts[0]; len(parts) > 1 && (top == "prefill" || top == "decode") && !strings.HasPrefix(label, top) {
+		label = top + " " + label
+	}
+	if len(qual) > 0 {
+		label += ", " + strings.Join(qual, ", ")
+	}
+	return label
+}
+
+// keyWordsOf is one segment of a key in words; unit suffixes go when
+// leaf is set (the unit is printed beside the label).
+func keyWordsOf(seg string, leaf bool) string {
+	if leaf {
+		if t, ok := strings.CutSuffix(seg, "_c"); ok { // temperatures: peak_c, skin_peak_c
+			seg = t + "_temperature"
+		}
+		for _, suf := range []string{"_s", "_w", "_j"} {
+			if strings.HasSuffix(seg, suf) && !strings.HasSuffix(seg, "_per_s") {
+				seg = strings.TrimSuffix(seg, suf)
+				break
+			}
+		}
+	}
+	seg = strings.ReplaceAll(strings.ReplaceAll(seg, "_per_s", "/s"), "_per_", "/")
+	words := strings.Split(seg, "_")
+	for i, w := range words {
+		if up, ok := keyWords[w]; ok {
+			words[i] = up
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// keyWords are the words of the key space an architect writes otherwise.
+var keyWords = map[string]string{
+	"kv": "KV", "l3": "L3", "dram": "DRAM", "sram": "SRAM", "ttft": "TTFT", "tops": "TOPS", "mac": "MAC",
+	"bw": "bandwidth", "util": "utilisation", "eff": "effective", "p50": "p50", "p99": "p99", "ms": "ms",
 }
 
 // Metric reads the number at a dotted result key (decode.tokens_per_s,

@@ -12,18 +12,22 @@ import (
 // TestKeyKind: each suffix of the key space reads as its dimension.
 func TestKeyKind(t *testing.T) {
 	for key, want := range map[string]units.Kind{
-		"memory.dram_bytes":              units.KindBytes,
-		"memory.dram_peak_bytes_per_s":   units.KindByteRate,
-		"decode.tokens_per_s":            0,
-		"ttft_s":                         units.KindDuration,
-		"prefill.seconds":                units.KindDuration,
-		"energy.joules_per_token":        units.KindEnergy,
-		"energy.avg_power_w":             units.KindPower,
-		"energy.total_j":                 units.KindEnergy,
-		"thermal.peak_c":                 units.KindTemperature,
-		"memory.kv_l3_miss_rate":         0,
-		"decode.ms_per_token.p50":        0,
-		"thermal.sustained_tokens_per_s": 0,
+		"memory.dram_bytes":               units.KindBytes,
+		"memory.dram_peak_bytes_per_s":    units.KindByteRate,
+		"decode.tokens_per_s":             0,
+		"ttft_s":                          units.KindDuration,
+		"prefill.seconds":                 units.KindDuration,
+		"energy.joules_per_token":         units.KindEnergy,
+		"energy.avg_power_w":              units.KindPower,
+		"energy.total_j":                  units.KindEnergy,
+		"thermal.peak_c":                  units.KindTemperature,
+		"memory.kv_l3_miss_rate":          units.KindFraction,
+		"memory.l3_miss_rate_by_class.kv": units.KindFraction,
+		"compute.mac_util":                units.KindFraction,
+		"compute.stall_mem":               units.KindFraction,
+		"speculative.accept_rate":         units.KindFraction,
+		"decode.ms_per_token.p50":         0,
+		"thermal.sustained_tokens_per_s":  0,
 	} {
 		if got := KeyKind(key); got != want {
 			t.Errorf("KeyKind(%s) = %v, want %v", key, got, want)
@@ -91,6 +95,30 @@ func TestMetricIsTheJSONs(t *testing.T) {
 	for _, key := range []string{"decode.no_such", "speculative.speedup", "soc", "units.0.mac_util", "nope"} {
 		if v, err := runs[0].Metric(key); err == nil {
 			t.Errorf("%s: %v, want an error", key, v)
+		}
+	}
+}
+
+// TestKeyLabel: keys read as an architect titles a column.
+func TestKeyLabel(t *testing.T) {
+	for key, want := range map[string]string{
+		"memory.decode.kv_l3_miss_rate":  "KV L3 miss rate, decode",
+		"memory.l3_miss_rate":            "L3 miss rate",
+		"decode.tokens_per_s":            "decode tokens/s",
+		"prefill.tokens_per_s":           "prefill tokens/s",
+		"ttft_s":                         "TTFT",
+		"memory.dram_bw_util":            "DRAM bandwidth utilisation",
+		"compute.tops_eff":               "TOPS effective",
+		"compute.mac_util":               "MAC utilisation",
+		"thermal.sustained_tokens_per_s": "sustained tokens/s",
+		"thermal.skin_peak_c":            "skin peak temperature",
+		"thermal.peak_c":                 "peak temperature",
+		"energy.joules_per_token":        "joules/token",
+		"memory.dram_bytes":              "DRAM bytes",
+		"decode.ms_per_token.p99":        "decode ms/token p99",
+	} {
+		if got := KeyLabel(key); got != want {
+			t.Errorf("KeyLabel(%s) = %q, want %q", key, got, want)
 		}
 	}
 }

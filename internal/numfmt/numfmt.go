@@ -65,6 +65,10 @@ func Count(v float64) string {
 func Value(v float64, k units.Kind) string {
 	a := math.Abs(v)
 	switch {
+	case k == units.KindFraction && v > 0.99 && v < 1:
+		// A share just short of all of it keeps the digits that say so:
+		// a 99.98% miss rate is not a 100% one.
+		return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(100*v, 'f', 2, 64), "0"), ".") + "%"
 	case k != 0:
 		return units.Approx(v, k)
 	case v == math.Trunc(v) && a < 1e15:

@@ -44,6 +44,9 @@ func TestValue(t *testing.T) {
 		{3 << 20, units.KindBytes, "3 MiB"},
 		{3825065984, units.KindBytes, "3.83 GB"},
 		{40e9, units.KindByteRate, "40 GB/s"},
+		{0.144, units.KindFraction, "14.4%"},
+		{0.99976, units.KindFraction, "99.98%"}, // not 100%
+		{1, units.KindFraction, "100%"},
 	} {
 		if got := Value(tc.v, tc.kind); got != tc.want {
 			t.Errorf("Value(%v, %v) = %q, want %q", tc.v, tc.kind, got, tc.want)
