@@ -55,7 +55,7 @@ func parameters(specTree map[string]any, r *sim.Result, chip *hw.Chip, thermal b
 		l3.also = []string{"memory.l3.sets"}
 	}
 	all := []param{
-		{path: "memory.dram.bandwidth", label: "DRAM bandwidth", factor: 1.2},
+		{path: "memory.dram.bandwidth", label: "DRAM bandwidth", factor: 1.2, also: []string{"memory.dram.data_rate"}}, // a faster DRAM: its data rate with it, so bandwidth = data rate × bus width holds
 		{path: "memory.dram.seq_efficiency", label: "DRAM sequential efficiency", factor: eff},
 		{path: "memory.dram.random_penalty", label: "DRAM random-read penalty", factor: 1.2},
 		l3,
@@ -139,7 +139,7 @@ func (p param) sets(specTree map[string]any, e *Env) []string {
 	out := []string{p.path + "=" + setText(p.zero+(p.value-p.zero)*p.factor, e.Kind(chipKey+"."+p.path))}
 	for _, path := range p.also {
 		v := number(specTree, path)
-		if v == nil {
+		if v == nil || *v == 0 { // a figure the chip does not give
 			continue
 		}
 		nv := *v * p.factor

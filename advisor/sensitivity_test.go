@@ -141,3 +141,28 @@ func effectText(e *Effect) string {
 	}
 	return fmt.Sprintf("%s: %s → %s (elasticity %s)", e.Metric, f(e.Base), f(e.New), f(e.Elasticity))
 }
+
+// TestSensitivityKeepsTheDRAMConsistent: the DRAM-bandwidth rerun of a
+// chip that gives its data rate scales the rate with it, so the rerun is
+// not refused for contradicting data_rate × bus_width (it was, on every
+// Snapdragon of the catalog); a chip without a data rate is left as it is.
+func TestSensitivityKeepsTheDRAMConsistent(t *testing.T) {
+	a := adviseFor(t, Request{Candidates: []string{"snapdragon-8-elite", "rk3588"}, Load: loader(t, "llama-3.2-1b")})
+	for _, r := range a.Ranking {
+		found := false
+		for _, e := range r.Sensitivity {
+			if e.Param != "memory.dram.bandwidth" {
+				continue
+			}
+			found = true
+			if e.Err != "" {
+				t.Errorf("%s: the DRAM-bandwidth rerun failed: %s", r.SoC, e.Err)
+			} else if ef := e.Effect("decode.tokens_per_s"); ef == nil || ef.Elasticity == nil || *ef.Elasticity <= 0 {
+				t.Errorf("%s: more DRAM bandwidth gives decode %s", r.SoC, effectText(ef))
+			}
+		}
+		if !found {
+			t.Errorf("%s: no DRAM-bandwidth rerun", r.SoC)
+		}
+	}
+}
