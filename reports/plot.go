@@ -102,6 +102,10 @@ func SweepPlotData(s *sweep.Result) PlotData {
 	x := s.Fields[0]
 	xUnit, xDiv := axisUnit(xs, x.Kind)
 	d := PlotData{Title: s.Title(), XLabel: withUnit(x.Label, xUnit), XLog: spansDecade(xs)}
+	// A swept KV cache crosses the L3 somewhere: mark where.
+	if x.Name == sweep.FieldKV && s.L3Bytes > 0 && len(xs) > 0 && s.L3Bytes >= slices.Min(xs) && s.L3Bytes <= slices.Max(xs) {
+		d.Marks = []Mark{{X: s.L3Bytes / xDiv, Label: "L3 " + units.Approx(s.L3Bytes, units.KindBytes)}}
+	}
 
 	// Group points by the values of the other varied fields, in the order
 	// the groups first appear. Groups go by exact values; labels round.

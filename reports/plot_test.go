@@ -289,3 +289,18 @@ func TestLogTicks(t *testing.T) {
 		t.Errorf("labels %q, want %q", labels, want)
 	}
 }
+
+// TestSweepMarksTheL3: a swept KV cache that crosses the chip's L3 gets a
+// mark there, in the axis's unit; one that stays below it gets none.
+func TestSweepMarksTheL3(t *testing.T) {
+	s := kvSweep()
+	s.L3Bytes = 12 << 20
+	d := SweepPlotData(s)
+	if len(d.Marks) != 1 || d.Marks[0].X != 12 || d.Marks[0].Label != "L3 12 MiB" {
+		t.Errorf("marks %+v, want one at 12 (MiB) labelled L3 12 MiB", d.Marks)
+	}
+	s.L3Bytes = 64 << 20
+	if d := SweepPlotData(s); len(d.Marks) != 0 {
+		t.Errorf("an L3 past the swept range is marked: %+v", d.Marks)
+	}
+}

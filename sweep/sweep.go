@@ -30,6 +30,10 @@ type Result struct {
 	Requires   []string
 	Objectives []Objective
 	Points     []Point
+	// L3Bytes is the chip's L3 size when no field varies it, so that a
+	// figure of a swept KV cache marks where the cache outgrows the L3;
+	// 0 for none.
+	L3Bytes float64
 }
 
 // Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".

@@ -165,6 +165,9 @@ hypercube covers every axis evenly with few points. The draw follows
 				},
 			}
 			r := &sweep.Result{SoC: base.Chip.ID, Model: base.Model.ID, Quant: base.Quant.String(), Fields: s.Fields(), Metrics: metrics, Requires: requires}
+			if !slices.ContainsFunc(axes, func(a sweep.Axis) bool { return strings.HasPrefix(a.Field, "memory.l3.") }) {
+				r.L3Bytes = float64(base.Chip.Memory.L3.Size)
+			}
 			// Every expression compiles before the first point runs.
 			if paretoSpec != "" {
 				if r.Objectives, err = sweep.ParseObjectives(paretoSpec); err != nil {
