@@ -991,6 +991,9 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Msg }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*InputError) UserInput() {}
+
 // IsInputError reports whether err is, or wraps, an *InputError.
 func IsInputError(err error) bool {
 	var ie *InputError

@@ -199,6 +199,9 @@ type FieldError struct {
 // Error prints "field <path>: <what is wrong>".
 func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*FieldError) UserInput() {}
+
 func fieldErrorf(field, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }

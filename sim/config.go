@@ -133,6 +133,9 @@ type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*InputError) UserInput() {}
+
 func inputErrorf(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
 }

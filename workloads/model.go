@@ -76,6 +76,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*FieldError) UserInput() {}
+
 func fieldErr(field string, value any, allowed string) *FieldError {
 	return &FieldError{Field: field, Msg: fmt.Sprintf("%v is not allowed: %s", value, allowed)}
 }

@@ -51,6 +51,9 @@ type Error struct {
 	Msg    string // what is wrong and what is allowed
 }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*Error) UserInput() {}
+
 func (e *Error) Error() string {
 	loc := e.File
 	if e.Line > 0 {

@@ -1,59 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/edgetwin/edgetwin/hw/spec"
-	"github.com/edgetwin/edgetwin/sim"
-	"github.com/spf13/cobra"
 )
-
-// cloudRoot is the CLI with `advise cloud` attached to the advise group,
-// as advise.go attaches it (once it does, this adds nothing).
-func cloudRoot() *cobra.Command {
-	root := newRoot()
-	for _, c := range root.Commands() {
-		if c.Name() != "advise" {
-			continue
-		}
-		has := false
-		for _, sub := range c.Commands() {
-			has = has || sub.Name() == "cloud"
-		}
-		if !has {
-			c.AddCommand(newAdviseCloud())
-		}
-	}
-	return root
-}
 
 // adviseCloud runs `edgetwin advise cloud args...` in-process, with the
 // exit codes of run.
 func adviseCloud(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	root := cloudRoot()
-	root.SetArgs(append([]string{"advise", "cloud"}, args...))
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return exitOK, out.String(), errb.String()
-	}
-	fmt.Fprintln(&errb, "edgetwin: "+spec.OneLine(err.Error()))
-	var bi badInput
-	var ie *sim.InputError
-	if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
-		return exitBadInput, out.String(), errb.String()
-	}
-	return exitInternal, out.String(), errb.String()
+	return edgetwin(append([]string{"advise", "cloud"}, args...)...)
 }
 
 // cloudDoc is the part of the JSON the tests read.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/edgetwin/edgetwin/internal/suggest"
 	"github.com/spf13/pflag"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
-	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -26,6 +24,9 @@ type badInput struct{ err error }
 
 func (b badInput) Error() string { return b.err.Error() }
 func (b badInput) Unwrap() error { return b.err }
+
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (badInput) UserInput() {}
 
 func inputErr(err error) error {
 	if err == nil {
@@ -59,23 +60,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "edgetwin: "+spec.OneLine(err.Error()))
-	var bi badInput
-	var ie *sim.InputError
-	if errors.As(err, &bi) || errors.As(err, &ie) || spec.IsSpecError(err) || isUsage(err) {
+	if spec.IsUserInput(err) {
 		return exitBadInput
 	}
 	return exitInternal
-}
-
-// isUsage recognises cobra's own errors about commands and arguments.
-func isUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func newRoot() *cobra.Command {
@@ -90,12 +78,60 @@ memory traffic and L3 miss rates. Start with: edgetwin simulate`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return badInput{flagHint(c, err)} })
 	root.AddCommand(newSimulate(), newSweep(), newCompare(), newAdvise(), newCalibrate(), newCatalog(), newReport())
+	usageIsInput(root)
 	return root
+}
+
+// unknownCommand is the error for a command group c does not have, with
+// the nearest of its commands by the one suggester.
+func unknownCommand(c *cobra.Command, name string) error {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", name, c.CommandPath())
+	if near := suggest.Closest(name, names, 2); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return badInput{fmt.Errorf("%s (%s --help lists the commands)", msg, c.CommandPath())}
+}
+
+// usageIsInput makes cobra's own complaints about a command line the
+// user's input (exit 2): a wrong number of arguments to a command, and a
+// command a group does not have, which cobra would otherwise answer with
+// the group's help and exit 0 ("edgetwin calibrate fitt").
+func usageIsInput(c *cobra.Command) {
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, a []string) error {
+			if len(a) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, a[0])
+		}
+	} else if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return badInput{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageIsInput(sub)
+	}
 }
 
 // flagHint adds a "did you mean" to an unknown flag: the nearest flags
 // the command has, by the one suggester (internal/suggest).
 func flagHint(c *cobra.Command, err error) error {
+	// On a group, a flag cobra cannot place means the command before it
+	// is not one of the group's ("edgetwin simulat --soc x").
+	if a := c.Flags().Args(); c.HasSubCommands() && len(a) > 0 {
+		return unknownCommand(c, a[0])
+	}
 	msg := err.Error()
 	_, name, ok := strings.Cut(msg, "unknown flag: --")
 	if !ok {
@@ -111,5 +147,5 @@ func flagHint(c *cobra.Command, err error) error {
 	if len(near) == 0 {
 		return err
 	}
-	return fmt.Errorf("%s; did you mean --%s? (edgetwin %s --help lists the flags)", msg, strings.Join(near, " or --"), c.Name())
+	return fmt.Errorf("%s; did you mean --%s? (%s --help lists the flags)", msg, strings.Join(near, " or --"), c.CommandPath())
 }

@@ -33,6 +33,24 @@ func IsSpecError(err error) bool {
 	return errors.As(err, &e)
 }
 
+// UserInput is what every error about the user's input implements,
+// whatever its package: a bad file, flag, field, record or request, not a
+// fault of the program. It is the one rule for exit 2: the CLI exits 2 on
+// an error that is or wraps one, and 1 on anything else.
+type UserInput interface {
+	error
+	UserInput()
+}
+
+// IsUserInput reports whether err is, or wraps, a UserInput.
+func IsUserInput(err error) bool {
+	var u UserInput
+	return errors.As(err, &u)
+}
+
+// UserInput marks a spec error as the user's input.
+func (*Error) UserInput() {}
+
 // OneLine folds a message onto one line (its runs of white space, line
 // breaks among them, become one space), so an error quoting a file's
 // value or another library's message stays one line.

@@ -77,6 +77,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return "field " + e.Path + ": " + e.Msg }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*FieldError) UserInput() {}
+
 func fieldErr(path, format string, args ...any) *FieldError {
 	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
 }

@@ -106,6 +106,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Path + ": " + e.Reason }
 
+// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
+func (*Error) UserInput() {}
+
 func tooLarge(path string, max int64) error {
 	return &Error{path, "larger than " + size(max) + ", the most edgetwin reads from such a file"}
 }
