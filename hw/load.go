@@ -24,6 +24,9 @@ type Chip struct {
 	Provenance []spec.Entry
 	// Heat says which device heated the chip.
 	Heat Heat
+	// PolicyLine is the line of the file's policy: field (0 when the file
+	// names none), so that a policy that does not load is reported there.
+	PolicyLine int
 }
 
 // Heat is where a chip's thermal network came from: a package of the
@@ -132,7 +135,7 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 			heat.AmbientAssumed = strings.HasPrefix(p.Source, "assumed")
 		}
 	}
-	return &Chip{SoC: s, ID: file, Provenance: prov, Heat: heat}, nil
+	return &Chip{SoC: s, ID: file, Provenance: prov, Heat: heat, PolicyLine: doc.Line("policy")}, nil
 }
 
 // LoadFile reads a chip file from disk.

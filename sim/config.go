@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -371,6 +372,13 @@ func (c *Config) validate() error {
 	if c.Policy == nil {
 		p, err := LoadPolicy(c.Chip.Policy)
 		if err != nil {
+			// The chip file named it: say so there, not as a flag.
+			var se *spec.Error
+			if c.Chip.PolicyLine > 0 && errors.As(err, &se) && se.File == "--policy" {
+				e := *se
+				e.File, e.Line, e.Path = c.Chip.ID, c.Chip.PolicyLine, "policy"
+				return &e
+			}
 			return err
 		}
 		c.Policy = p
