@@ -245,13 +245,15 @@ var maxSeriesPoints = 1_200_000
 // milliseconds of work.
 const estimateAfter = 256
 
-// tooManyAhead reports whether a run with an end time, at the rate it has
+// tooManyAhead reports whether a sustained run, at the rate it has
 // kept stretches so far, would keep more than twice maxSeriesPoints by
 // its end. Heat only slows the steps later on (a throttled phone runs at
 // half its cool rate), so twice the budget is past what any run of that
 // length could fit; a run nearer the budget is stopped when it reaches it.
 func (e *engine) tooManyAhead() bool {
-	if e.stopAt <= 0 || e.clock <= 0 {
+	// Only a sustained session runs until its end time; a chat ends with
+	// its turns, however long the time it is given.
+	if sc := e.cfg.Scenario; sc == nil || sc.Kind != workloads.Sustained || e.stopAt <= 0 || e.clock <= 0 {
 		return false
 	}
 	return float64(len(e.st.series))/e.clock*e.stopAt > 2*float64(maxSeriesPoints)
