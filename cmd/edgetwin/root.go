@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/edgetwin/edgetwin/internal/suggest"
-	"github.com/spf13/pflag"
 	"io"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of CONTRACT.md.
