@@ -51,28 +51,16 @@ func TestDecodeFollowsThreads(t *testing.T) {
 // one to three threads, so decode goes 1 : 1.5 : 1.75 and a fourth thread
 // adds nothing.
 func TestDecodeFollowsClusterDraw(t *testing.T) {
-	const chip = `name: clustered draw
-memory:
-  dram: {type: LPDDR5X, bandwidth: 100 GB/s, capacity: 8 GiB}
-units:
-  - name: cpu
-    kind: cpu
-    core_bandwidth: 10 GB/s
-    bandwidth: 35 GB/s
-    clusters:
-      - {name: prime, cores: 1, clock: 3 GHz, core_bandwidth: 20 GB/s}
-      - {name: little, cores: 3, clock: 2 GHz}
-`
-	threadRatios(t, chip, 1.5, 1.75)
+	threadRatios(t, clusteredCPU, 1.5, 1.75, "units.cpu.bandwidth=35GB/s", "units.cpu.clusters.prime.core_bandwidth=20GB/s")
 }
 
-// threadRatios holds a memory-bound decode on chip at 1–4 threads to
-// two, three threads over one as given (within 3%), and four threads to
-// what three give (the port caps both).
-func threadRatios(t *testing.T, chip string, two, three float64) {
+// threadRatios holds a memory-bound decode on chip (with sets) at 1–4
+// threads to two, three threads over one as given (within 3%), and four
+// threads to what three give (the port caps both).
+func threadRatios(t *testing.T, chip string, two, three float64, sets ...string) {
 	t.Helper()
 	rate := func(threads int) float64 {
-		cfg := configFor(t, opts{chipSrc: chip, model: "llama-3.2-1b", prompt: 0, gen: 8, fidelity: Analytic, runtime: runtimes.None})
+		cfg := configFor(t, opts{chipSrc: chip, model: "llama-3.2-1b", prompt: 0, gen: 8, fidelity: Analytic, runtime: runtimes.None, sets: sets})
 		cfg.Threads = threads
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
