@@ -183,9 +183,9 @@ func checkDimensions(root ast.Node, lits []literal, kindOf func(string) units.Ki
 			}
 			what := "a plain number"
 			if k != 0 {
-				what = withArticle(k.String())
+				what = k.WithArticle()
 			}
-			err = fmt.Errorf("%s is %s, %s %s", name, what, l.text, withArticle(l.kind.String()))
+			err = fmt.Errorf("%s is %s, %s %s", name, what, l.text, l.kind.WithArticle())
 		}
 	}))
 	return err
@@ -195,14 +195,6 @@ func checkDimensions(root ast.Node, lits []literal, kindOf func(string) units.Ki
 type visitFunc func(*ast.Node)
 
 func (f visitFunc) Visit(n *ast.Node) { f(n) }
-
-// withArticle puts "a" or "an" before a quantity's name.
-func withArticle(s string) string {
-	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
-		return "an " + s
-	}
-	return "a " + s
-}
 
 // checkDivisions refuses a division by a literal zero ('ttft_s / 0'),
 // which no figure can make finite.

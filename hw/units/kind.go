@@ -75,6 +75,10 @@ func (k Kind) Accepted() string {
 	return kinds[k].accepted
 }
 
+// WithArticle is the dimension's name after its article, as messages say
+// it: "a size", "an energy".
+func (k Kind) WithArticle() string { return withArticle(k.String()) }
+
 // withArticle returns "a size", "an energy", ...
 func withArticle(name string) string {
 	if name != "" && strings.IndexByte("aeiou", name[0]) >= 0 {
