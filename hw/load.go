@@ -235,7 +235,7 @@ func derive(doc *spec.Doc, s *SoC) error {
 			return err
 		}
 	}
-	if s.Idle.Display == 0 && !doc.Has("idle.display") {
+	if !doc.Has("idle.display") {
 		if w, why := DisplayPower(s.ThermalPackage); w > 0 {
 			if err := doc.Default("idle.display", units.Watts(w).String(), &SoC{}, why); err != nil {
 				return err
