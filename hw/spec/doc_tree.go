@@ -30,6 +30,9 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // Parse reads data as one YAML mapping. It rejects binary content, syntax
 // errors, duplicate keys, anchors and aliases, and more than one document.
 func Parse(file string, data []byte) (doc *Doc, err error) {
+	if root := remembered(memo.files, data); root != nil {
+		return &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}, nil
+	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, &Error{File: file, Msg: "not a YAML text file (binary content)"}
 	}
@@ -63,6 +66,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	if err := d.checkTree(root, "", 0); err != nil {
 		return nil, err
 	}
+	remember(memo.files, data, root)
 	return d, nil
 }
 

@@ -30,11 +30,10 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 	if strings.TrimSpace(value) == "" {
 		return fail("empty value")
 	}
-	var vdoc yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &vdoc); err != nil || len(vdoc.Content) == 0 {
+	newNode, ok := parseValue(value)
+	if !ok {
 		return fail(fmt.Sprintf("%q is not a valid value", value))
 	}
-	newNode := vdoc.Content[0]
 	if err := d.checkTree(newNode, path, 0); err != nil {
 		return fail(err.(*Error).Msg)
 	}
@@ -251,12 +250,12 @@ func (d *Doc) Append(path, value, origin string) error {
 	if list == nil || list.Kind != yaml.SequenceNode {
 		return nil
 	}
-	var vdoc yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &vdoc); err != nil || len(vdoc.Content) == 0 {
+	n, ok := parseValue(value)
+	if !ok {
 		return &Error{File: origin, Path: path, Msg: fmt.Sprintf("%q is not a valid value", value)}
 	}
-	d.markOrigin(vdoc.Content[0], origin)
-	list.Content = append(list.Content, vdoc.Content[0])
+	d.markOrigin(n, origin)
+	list.Content = append(list.Content, n)
 	return nil
 }
 

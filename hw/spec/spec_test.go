@@ -166,3 +166,50 @@ func TestParseInto(t *testing.T) {
 		t.Errorf("unknown field: %v, want an error at bad.yaml:2", err)
 	}
 }
+
+// TestParsedTreesAreNotShared: documents parsed from the same text, and
+// values set from the same text, share the parser's work (memo.go) but no
+// node — an edit of one document never shows in another, and a value set
+// in two places can be changed in one of them alone.
+func TestParsedTreesAreNotShared(t *testing.T) {
+	src := []byte("name: a\nparts: [{name: p, size: 1 KiB}]\n")
+	parse := func() *Doc {
+		d, err := Parse("t.yaml", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	first, second := parse(), parse()
+	// The same entry text in both documents, then replaced in place (a
+	// list entry is overwritten node by node) in the first alone.
+	entry := "{name: p, size: 2 KiB}"
+	for _, d := range []*Doc{first, second} {
+		if err := d.Set("parts.p", entry, &thing{}, "--set"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, set := range [][2]string{{"parts.p", "{name: p, size: 3 KiB}"}, {"rate", "3 GHz"}} {
+		if err := first.Set(set[0], set[1], &thing{}, "--set"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a, b, c thing
+	for _, dv := range []struct {
+		d *Doc
+		v *thing
+	}{{first, &a}, {second, &b}, {parse(), &c}} {
+		if err := dv.d.Decode(dv.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Rate != 3e9 || a.Parts[0].Size != 3*1024 {
+		t.Errorf("edited document: rate %v, size %v; want 3 GHz and 3 KiB", a.Rate, a.Parts[0].Size)
+	}
+	if b.Rate != 0 || b.Parts[0].Size != 2*1024 {
+		t.Errorf("second document: rate %v, size %v; want none and 2 KiB: the first one's edits leaked", b.Rate, b.Parts[0].Size)
+	}
+	if c.Rate != 0 || c.Parts[0].Size != 1024 {
+		t.Errorf("a new parse: rate %v, size %v; want none and 1 KiB: an edit reached the remembered tree", c.Rate, c.Parts[0].Size)
+	}
+}
