@@ -126,6 +126,29 @@ type Config struct {
 	// Exact switches shortcuts off, one by one (the zero value takes every
 	// shortcut the fidelity allows).
 	Exact Shortcuts
+
+	graph *compiled // the model compiled, kept for the run (Config.compiled)
+}
+
+// compiled is a model compiled under one quantisation and KV format, with
+// what it was compiled from.
+type compiled struct {
+	spec  *workloads.Spec
+	quant workloads.Quant
+	kv    workloads.KVFormat
+	g     *workloads.Graph
+}
+
+// compiled is the run's model compiled under its quantisation and KV
+// format: built on first use and kept while the config names the same
+// model, quantisation and KV format, so that choosing the unit, sizing
+// the footprint and every pass share one weight table.
+func (c *Config) compiled() *workloads.Graph {
+	if g := c.graph; g != nil && g.spec == c.Model && g.quant == c.Quant && g.kv == c.KV {
+		return g.g
+	}
+	c.graph = &compiled{spec: c.Model, quant: c.Quant, kv: c.KV, g: workloads.Compile(c.Model.Model, c.Quant, c.KV)}
+	return c.graph.g
 }
 
 // InputError is a problem with the run's inputs (a model that does not fit,
@@ -180,7 +203,7 @@ func (f Footprint) Total() float64 { return f.Weights + f.KV + f.Draft }
 
 func footprint(c *Config) Footprint {
 	f := Footprint{
-		Weights: c.Model.WeightBytes(c.Quant),
+		Weights: c.compiled().WeightBytes(),
 		KV:      c.Model.KVBytes(c.KV, c.allocated()) * float64(c.Batch),
 	}
 	if d := c.Draft; d != nil {

@@ -564,3 +564,8 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 	}
 	return cost
 }
+
+// lower gives the operators of pass w of the run's model.
+func (e *engine) lower(w workloads.Work) []workloads.Op {
+	return e.cfg.compiled().Lower(w)
+}

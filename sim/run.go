@@ -112,7 +112,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
 	e.tracePass(start)
 	e.startReplay(w)
-	ops := workloads.Lower(c.Model.Model, c.Quant, c.KV, w)
+	ops := e.lower(w)
 	t := run(ops)
 	if overflowed(start, t) && e.overflow == nil {
 		e.overflow = e.overflowError(name)

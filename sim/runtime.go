@@ -175,7 +175,7 @@ func (c *Config) reads(u *hw.Unit, formats []string) bool {
 
 func formatNames(cfg *Config) []string {
 	var names []string
-	for _, f := range cfg.Model.MatrixFormats(cfg.Quant) {
+	for _, f := range cfg.compiled().MatrixFormats() {
 		names = append(names, f.Name())
 	}
 	return names

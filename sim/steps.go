@@ -359,7 +359,7 @@ func (e *engine) touchKVWrites(w workloads.Work) {
 		return
 	}
 	e.work = w
-	for _, op := range workloads.Lower(e.cfg.Model.Model, e.cfg.Quant, e.cfg.KV, w) {
+	for _, op := range e.lower(w) {
 		if op.Kind != workloads.KindAttention {
 			continue
 		}

@@ -50,6 +50,33 @@ func ExampleLower() {
 	// 31 ops, 10372864 FLOPs, 2937280 B of weights (model 3224992 B), 102400 B of KV read
 }
 
+// A model compiled once and lowered pass after pass, as a simulation does:
+// each decode step reads the same weights and a cache one position longer.
+func ExampleCompile() {
+	m := workloads.Model{Name: "demo", Layers: 2, Hidden: 512, Heads: 8, KVHeads: 2,
+		FFN: 1024, Vocab: 1000, MaxContext: 2048}
+	if err := m.Validate(); err != nil {
+		panic(err)
+	}
+	q, _ := workloads.ParseQuant("Q4_0")
+	kv, _ := workloads.ParseKVFormat("F16")
+	g := workloads.Compile(m, q, kv)
+	fmt.Printf("formats %v, %.0f B of weights\n", g.MatrixFormats(), g.WeightBytes())
+	for ctx := 99; ctx <= 101; ctx++ {
+		var weights, kvRead float64
+		for _, op := range g.Lower(workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: ctx, Batch: 1}) {
+			weights += op.Touch(workloads.Weights)
+			kvRead += op.Touch(workloads.KVRead)
+		}
+		fmt.Printf("context %d: %.0f B of weights, %.0f B of KV read\n", ctx, weights, kvRead)
+	}
+	// Output:
+	// formats [Q4_0 Q6_K], 3224992 B of weights
+	// context 99: 2937280 B of weights, 102400 B of KV read
+	// context 100: 2937280 B of weights, 103424 B of KV read
+	// context 101: 2937280 B of weights, 104448 B of KV read
+}
+
 func ExampleParseQuant() {
 	for _, spec := range []string{"q4_0", "INT4@g128", "attn=INT8,ffn=INT4", "Q4_0,attn=Q8_0"} {
 		q, err := workloads.ParseQuant(spec)

@@ -167,27 +167,57 @@ type lowering struct {
 	m   Model
 	kv  KVFormat
 	w   Work
-	ts  tensors
+	wt  *weightTable
 	ops []Op
+}
+
+// Graph is a model ready to lower under one quantisation and KV format:
+// its weight table (every tensor, its format and size, every operator's
+// name) is built once, so lowering a pass is arithmetic over its shapes.
+// A simulation compiles its model once and lowers every pass from it.
+type Graph struct {
+	m  Model
+	kv KVFormat
+	wt *weightTable
+}
+
+// MatrixFormats is Model.MatrixFormats of the graph's model and quantisation.
+func (g *Graph) MatrixFormats() []Format { return g.wt.matrixFormats(g.m) }
+
+// WeightBytes is Model.WeightBytes of the graph's model and quantisation.
+func (g *Graph) WeightBytes() float64 { return g.wt.bytes(g.m) }
+
+// Compile builds the graph of m under q and kv. It panics if m does not
+// validate (check it first: Model.Validate).
+func Compile(m Model, q Quant, kv KVFormat) *Graph {
+	if err := m.Validate(); err != nil {
+		panic("workloads.Compile: model " + m.Name + ": " + err.Error())
+	}
+	return &Graph{m: m, kv: kv, wt: m.weights(q)}
 }
 
 // Lower turns one pass of the model into operators, in execution order. It
 // panics if m or w does not validate (check them first: Model.Validate,
-// Work.Validate). A pass of 0 tokens has no operators.
+// Work.Validate). A pass of 0 tokens has no operators. It is
+// Compile(m, q, kv).Lower(w).
 func Lower(m Model, q Quant, kv KVFormat, w Work) []Op {
-	if err := m.Validate(); err != nil {
-		panic("workloads.Lower: model " + m.Name + ": " + err.Error())
-	}
+	return Compile(m, q, kv).Lower(w)
+}
+
+// Lower turns one pass w of the graph's model into operators, in
+// execution order. It panics if w does not validate (Work.Validate).
+func (g *Graph) Lower(w Work) []Op {
 	if err := w.Validate(); err != nil {
 		panic("workloads.Lower: " + err.Error())
 	}
 	if w.Tokens == 0 {
 		return nil
 	}
-	l := &lowering{m: m, kv: kv, w: w, ts: newTensors(m, q)}
+	m := g.m
+	l := &lowering{m: m, kv: g.kv, w: w, wt: g.wt}
 	l.ops = make([]Op, 0, 2+m.Layers*16+2)
 
-	emb := l.ts.embed()
+	emb := g.wt.embed
 	rows := w.rows()
 	l.ops = append(l.ops, Op{
 		Name: "token_embd", Layer: -1, Kind: KindEmbed, Role: RoleEmbed,
@@ -203,8 +233,8 @@ func Lower(m Model, q Quant, kv KVFormat, w Work) []Op {
 		l.ffn(il)
 	}
 	out := l.w.logitRows()
-	l.norm(l.ts.norm("output_norm", -1, m.Hidden), out, 1)
-	l.matmul("output", -1, RoleOutput, out, l.ts.output())
+	l.norm(g.wt.outputNorm, out, 1)
+	l.matmul("output", -1, RoleOutput, out, g.wt.output)
 	return l.ops
 }
 
@@ -258,7 +288,8 @@ func (l *lowering) attention(il int) {
 	hd := float64(m.HeadDimension())
 	qd, kvd := float64(m.Heads)*hd, float64(m.KVHeads)*hd
 	h := float64(m.Hidden)
-	at := l.ts.attn(il)
+	lw := &l.wt.layers[il]
+	at := lw.attn
 	next := func() Tensor { t := at[0]; at = at[1:]; return t }
 
 	l.norm(next(), rows, 1)
@@ -271,7 +302,7 @@ func (l *lowering) attention(il int) {
 		l.norm(next(), rows, m.KVHeads)
 	}
 	rope := r * (qd + kvd)
-	l.vector(blk(il, "attn_rope"), il, KindRoPE, RoleAttn, rope, rope, ropeFLOPs*rope)
+	l.vector(lw.rope, il, KindRoPE, RoleAttn, rope, rope, ropeFLOPs*rope)
 
 	// Causal attention: new token i (1..Tokens) attends to Context+i
 	// positions, each costing a QK dot and a PV accumulate per query head.
@@ -281,7 +312,7 @@ func (l *lowering) attention(il int) {
 	positions, read := attended(w.Tokens, w.Context, m.Window(il))
 	perPos := 2 * kvd * l.kv.BytesPerElement() // K and V of one position, one layer
 	l.ops = append(l.ops, Op{
-		Name: blk(il, "attn"), Layer: il, Kind: KindAttention, Role: RoleAttn,
+		Name: lw.attention, Layer: il, Kind: KindAttention, Role: RoleAttn,
 		FLOPs: 4 * qd * positions * b,
 		Bytes: Traffic{
 			KVRead:      perPos * read * b,
@@ -296,7 +327,7 @@ func (l *lowering) attention(il int) {
 	if m.PostNorms {
 		l.norm(next(), rows, 1)
 	}
-	l.vector(blk(il, "attn_residual"), il, KindResidual, RoleAttn, 2*r*h, r*h, residualFLOPs*r*h)
+	l.vector(lw.attnResidual, il, KindResidual, RoleAttn, 2*r*h, r*h, residualFLOPs*r*h)
 }
 
 // attended is, for a pass of n new tokens after c tokens of context
@@ -334,36 +365,35 @@ func (l *lowering) ffnBody(il, rows int, mats []Tensor, act string) {
 
 func (l *lowering) ffn(il int) {
 	m := l.m
+	lw := &l.wt.layers[il]
 	rows := l.w.rows()
 	r, h := float64(rows), float64(m.Hidden)
-	l.norm(l.ts.norm(blk(il, "ffn_norm"), il, m.Hidden), rows, 1)
+	l.norm(lw.ffnNorm, rows, 1)
 	if m.MoE == nil {
-		l.ffnBody(il, rows, l.ts.ffn(il, -1, "", m.FFN), blk(il, "ffn_act"))
+		l.ffnBody(il, rows, lw.dense, lw.act)
 	} else {
-		l.matmul(blk(il, "ffn_gate_inp"), il, RoleRouter, rows, l.ts.router(il))
+		l.matmul(lw.router.Name, il, RoleRouter, rows, lw.router)
 		picks := 0
 		for e, n := range Route(m, l.w, il) {
 			if n == 0 {
 				continue
 			}
-			s := expertSuffix(e)
-			l.ffnBody(il, n, l.ts.ffn(il, e, s, m.expertFFN()), blk(il, "ffn_act"+s))
+			l.ffnBody(il, n, lw.experts[e], lw.expertAct[e])
 			picks += n
 		}
-		for s := 0; s < m.MoE.Shared; s++ {
-			sfx := sharedSuffix(s)
-			l.ffnBody(il, rows, l.ts.ffn(il, -1, sfx, m.sharedFFN()), blk(il, "ffn_act"+sfx))
+		for s := range lw.shared {
+			l.ffnBody(il, rows, lw.shared[s], lw.sharedAct[s])
 			picks += rows
 		}
 		// Weighted sum of each token's expert outputs: a multiply-add per
 		// element of every expert output.
 		in := float64(picks) * h
-		l.vector(blk(il, "ffn_moe_sum"), il, KindResidual, RoleFFN, in, r*h, 2*in)
+		l.vector(lw.moeSum, il, KindResidual, RoleFFN, in, r*h, 2*in)
 	}
 	if m.PostNorms {
-		l.norm(l.ts.norm(blk(il, "ffn_post_norm"), il, m.Hidden), rows, 1)
+		l.norm(lw.postNorm, rows, 1)
 	}
-	l.vector(blk(il, "ffn_residual"), il, KindResidual, RoleFFN, 2*r*h, r*h, residualFLOPs*r*h)
+	l.vector(lw.ffnResidual, il, KindResidual, RoleFFN, 2*r*h, r*h, residualFLOPs*r*h)
 }
 
 // Route says how many token rows of the pass pick each routed expert of

@@ -373,37 +373,98 @@ func (m Model) Tensors(q Quant) []Tensor {
 
 // eachTensor visits the tensors of Tensors without collecting them.
 func (m Model) eachTensor(q Quant, visit func(Tensor)) {
+	m.weights(q).each(m, visit)
+}
+
+// weightTable is every stored tensor of a model under one quantisation,
+// built once in the order Lower reads them, with the names of the pass's
+// weightless operators: lowering a pass from it builds no name.
+type weightTable struct {
+	embed, output, outputNorm Tensor
+	layers                    []layerWeights
+}
+
+// layerWeights is one block's tensors and operator names.
+type layerWeights struct {
+	attn              []Tensor // attn_norm, q, k, v, [q_norm, k_norm], output, [post_norm]
+	ffnNorm, postNorm Tensor   // postNorm when the model has post-norms
+	router            Tensor   // MoE
+	dense             []Tensor // a dense model's FFN
+	experts, shared   [][]Tensor
+	// The weightless operators' names.
+	rope, attention, attnResidual, act, moeSum, ffnResidual string
+	expertAct, sharedAct                                    []string
+}
+
+// weights builds the model's weight table under q.
+func (m Model) weights(q Quant) *weightTable {
 	ts := newTensors(m, q)
-	visit(ts.embed())
-	for il := 0; il < m.Layers; il++ {
-		for _, t := range ts.attn(il) {
-			visit(t)
-		}
-		visit(ts.norm(blk(il, "ffn_norm"), il, m.Hidden))
-		var ffn []Tensor
+	w := &weightTable{
+		embed:      ts.embed(),
+		output:     ts.output(),
+		outputNorm: ts.norm("output_norm", -1, m.Hidden),
+		layers:     make([]layerWeights, m.Layers),
+	}
+	for il := range w.layers {
+		l := &w.layers[il]
+		l.attn = ts.attn(il)
+		l.ffnNorm = ts.norm(blk(il, "ffn_norm"), il, m.Hidden)
+		l.rope, l.attention, l.attnResidual = blk(il, "attn_rope"), blk(il, "attn"), blk(il, "attn_residual")
+		l.act, l.moeSum, l.ffnResidual = blk(il, "ffn_act"), blk(il, "ffn_moe_sum"), blk(il, "ffn_residual")
 		if m.MoE == nil {
-			ffn = ts.ffn(il, -1, "", m.FFN)
+			l.dense = ts.ffn(il, -1, "", m.FFN)
 		} else {
-			visit(ts.router(il))
+			l.router = ts.router(il)
 			for e := 0; e < m.MoE.Experts; e++ {
-				for _, t := range ts.ffn(il, e, expertSuffix(e), m.expertFFN()) {
-					visit(t)
-				}
+				sfx := expertSuffix(e)
+				l.experts = append(l.experts, ts.ffn(il, e, sfx, m.expertFFN()))
+				l.expertAct = append(l.expertAct, l.act+sfx)
 			}
 			for s := 0; s < m.MoE.Shared; s++ {
-				ffn = append(ffn, ts.ffn(il, -1, sharedSuffix(s), m.sharedFFN())...)
+				sfx := sharedSuffix(s)
+				l.shared = append(l.shared, ts.ffn(il, -1, sfx, m.sharedFFN()))
+				l.sharedAct = append(l.sharedAct, l.act+sfx)
 			}
 		}
-		for _, t := range ffn {
-			visit(t)
-		}
 		if m.PostNorms {
-			visit(ts.norm(blk(il, "ffn_post_norm"), il, m.Hidden))
+			l.postNorm = ts.norm(blk(il, "ffn_post_norm"), il, m.Hidden)
 		}
 	}
-	visit(ts.norm("output_norm", -1, m.Hidden))
+	return w
+}
+
+// each visits the table's tensors in the order of Tensors.
+func (w *weightTable) each(m Model, visit func(Tensor)) {
+	visit(w.embed)
+	for il := range w.layers {
+		l := &w.layers[il]
+		for _, t := range l.attn {
+			visit(t)
+		}
+		visit(l.ffnNorm)
+		if m.MoE != nil {
+			visit(l.router)
+		}
+		for _, e := range l.experts {
+			for _, t := range e {
+				visit(t)
+			}
+		}
+		for _, t := range l.dense {
+			visit(t)
+		}
+		for _, sh := range l.shared {
+			for _, t := range sh {
+				visit(t)
+			}
+		}
+		if m.PostNorms {
+			visit(l.postNorm)
+		}
+	}
+	visit(w.outputNorm)
 	if !m.TiedEmbeddings {
-		visit(ts.output())
+		visit(w.output)
 	}
 }
 
@@ -439,8 +500,12 @@ func (m Model) activeExperts() int {
 // WeightBytes is the stored model size under q — embeddings, output matrix,
 // norms (F32) and biases included; what llama-bench reports as model_size.
 func (m Model) WeightBytes(q Quant) float64 {
+	return m.weights(q).bytes(m)
+}
+
+func (w *weightTable) bytes(m Model) float64 {
 	var b float64
-	m.eachTensor(q, func(t Tensor) { b += t.Bytes })
+	w.each(m, func(t Tensor) { b += t.Bytes })
 	return b
 }
 
@@ -453,6 +518,10 @@ func (m Model) WeightBytes(q Quant) float64 {
 // the output matrix, which it is; an untied one is a row lookup, and router
 // and norm weights are not read by a unit's matrix kernels either.
 func (m Model) MatrixFormats(q Quant) []Format {
+	return m.weights(q).matrixFormats(m)
+}
+
+func (w *weightTable) matrixFormats(m Model) []Format {
 	var out []Format
 	add := func(f Format) {
 		if !slices.Contains(out, f) {
@@ -460,7 +529,7 @@ func (m Model) MatrixFormats(q Quant) []Format {
 		}
 	}
 	var tied []Format // token_embd, when tied
-	m.eachTensor(q, func(t Tensor) {
+	w.each(m, func(t Tensor) {
 		switch {
 		case t.Role == RoleAttn || t.Role == RoleFFN || t.Role == RoleOutput:
 			add(t.Format)
