@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/hw/spec"
@@ -335,7 +336,7 @@ func applyThermal(doc *spec.Doc, sets []spec.Override) (Heat, error) {
 		v       any
 		replace bool
 	}{{"thermal", pkg.Spec, setByFlag}, {"governor", gov, false}} {
-		text, err := spec.Encode(d.v)
+		text, err := encodePackage(pkg.ID+"\x00"+d.path+"\x00"+strings.Join(known, ","), d.v)
 		if err != nil {
 			return Heat{}, err
 		}
@@ -348,6 +349,22 @@ func applyThermal(doc *spec.Doc, sets []spec.Override) (Heat, error) {
 		}
 	}
 	return heat, nil
+}
+
+// packageTexts keeps the YAML of a catalog package's sections for a set of
+// units: a sweep loads the same chip, with the same package, per point.
+var packageTexts sync.Map // key (package, section, units) → []byte
+
+// encodePackage is spec.Encode(v) for the package section named by key.
+func encodePackage(key string, v any) ([]byte, error) {
+	if text, ok := packageTexts.Load(key); ok {
+		return text.([]byte), nil
+	}
+	text, err := spec.Encode(v)
+	if err == nil {
+		packageTexts.Store(key, text)
+	}
+	return text, err
 }
 
 // lookupPackage finds the package a chip names; none is the phone.

@@ -144,6 +144,10 @@ type point struct {
 	names  []string  // the varied --set values alone, for messages
 }
 
+// key names the point's overrides: points with one key load the same
+// configuration.
+func (p point) key() string { return strings.Join(p.sets, "\n") }
+
 // point returns the i-th combination in range order (the last axis
 // turns fastest), or the sample's i-th draw.
 func (s *Sweep) point(i int) point {
@@ -179,10 +183,13 @@ func (s *Sweep) point(i int) point {
 // config loads the point's chip and model and sets its prompt for kv or
 // ctx. It returns the point's values of the sweep's fields: the varied
 // ones, with the derived context after kv.
-func (s *Sweep) config(p point) (sim.Config, []float64, error) {
-	cfg, err := s.Load(p.sets)
-	if err != nil {
-		return sim.Config{}, nil, err
+func (s *Sweep) config(p point, loaded map[string]sim.Config) (sim.Config, []float64, error) {
+	cfg, ok := loaded[p.key()]
+	if !ok {
+		var err error
+		if cfg, err = s.Load(p.sets); err != nil {
+			return sim.Config{}, nil, err
+		}
 	}
 	var values []float64
 	for k, a := range s.Axes {
@@ -209,6 +216,13 @@ func (s *Sweep) config(p point) (sim.Config, []float64, error) {
 // what was computed.
 func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) ([]Point, error) {
 	points := make([]point, len(indices))
+	// Points that differ only in kv or ctx load the same chip and model.
+	// Each set of overrides is loaded once here, so that a bad value stops
+	// the sweep before anything runs, and the first keepLoaded of them are
+	// kept for the points that use them: a run reads its chip and model
+	// and never changes them (sim copies what a runtime changes), so
+	// points may share one.
+	loaded := map[string]sim.Config{}
 	checked := map[string]bool{}
 	for j, i := range indices {
 		if i < 0 || i >= s.Len() {
@@ -216,14 +230,20 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 		}
 		p := s.point(i)
 		points[j] = p
-		// Points that differ only in kv or ctx load the same chip and
-		// model: check each set of overrides once, and keep nothing (the
-		// workers load their own copies, so no two runs share a chip).
-		if key := strings.Join(p.sets, "\n"); len(p.names) > 0 && !checked[key] {
-			checked[key] = true
-			if _, err := s.Load(p.sets); err != nil {
+		key := p.key()
+		if checked[key] {
+			continue
+		}
+		checked[key] = true
+		cfg, err := s.Load(p.sets)
+		if err != nil {
+			if len(p.names) > 0 {
 				return nil, inputErrorf("--vary %s: %v", strings.Join(p.names, ", "), err)
 			}
+			return nil, inputErrorf("%v", err)
+		}
+		if len(loaded) < keepLoaded {
+			loaded[key] = cfg
 		}
 	}
 
@@ -239,7 +259,7 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 	run := func(j int) {
 		r := &out[j]
 		r.Index = indices[j]
-		cfg, values, err := s.config(points[j])
+		cfg, values, err := s.config(points[j], loaded)
 		if err != nil {
 			cancel(inputErrorf("%v", err)) // checked before the run: not expected
 			return
@@ -282,6 +302,11 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 	}
 	return out, nil
 }
+
+// keepLoaded is how many loaded configurations a sweep keeps from its
+// check for the points to run on (the rest load again): a bound on the
+// memory a large sweep holds, a few hundred kB a chip.
+const keepLoaded = 256
 
 // IsPointError reports whether err is about a run's own inputs (the model
 // does not fit, the unit cannot run it): a sweep or comparison reports it
