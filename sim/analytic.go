@@ -167,7 +167,7 @@ type passBytes struct {
 // analyticHits estimates each class's L3 hit fraction for this pass.
 func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 	var hit [numClasses]float64
-	if e.l3c == nil {
+	if !e.sharesL3 {
 		return hit
 	}
 	ways := float64(e.cfg.Chip.Memory.L3.Ways)

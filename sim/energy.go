@@ -73,7 +73,7 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 			lines += d.lines[ph][c]
 		}
 	}
-	if e.l3c != nil {
+	if e.sharesL3 {
 		p.l3 = lines * e.line * float64(chip.Memory.L3.EnergyPerByte)
 	}
 	p.dram = d.dramBytes * float64(chip.Memory.DRAM.EnergyPerByte)

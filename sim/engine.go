@@ -42,7 +42,12 @@ type engine struct {
 	dram, l3 *des.Link
 	dramBW   float64 // achievable sequential DRAM bandwidth, bytes/s
 	l3BW     float64
-	l3c      *cache.Cache // nil when the unit does not share the L3
+	l3c      *cache.Cache // the L3 simulated (tile and line fidelity); nil when the unit does not share it
+	// sharesL3 says the unit's traffic goes through the L3, l3Block the
+	// block it is tracked in (analytic fidelity estimates it instead).
+	sharesL3 bool
+	l3Block  int64
+	opBuf    []workloads.Op // the pass's operators (lower)
 	l3Size   float64
 	line     float64
 	requests [numClasses]cache.Request // how each class touches the L3
@@ -239,7 +244,10 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 		if c.Fidelity == Line {
 			g.Block = int64(l3.Line)
 		}
-		e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
+		e.sharesL3, e.l3Block = true, g.Block
+		if c.Fidelity != Analytic {
+			e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
+		}
 		e.requests, e.shared = l3Requests(pol, l3.Ways)
 	}
 
@@ -305,8 +313,18 @@ func l3Requests(pol *Policy, ways int) (reqs [numClasses]cache.Request, free cac
 
 // layout gives every tensor an address range, in the order first seen.
 type layout struct {
-	addr map[string]int64
-	next int64
+	addr   map[string]int64
+	next   int64
+	kvName []string // layer i's KV cache is named kvName[i]
+}
+
+// kvName names layer il's KV cache in the layout.
+func (e *engine) kvName(il int) string {
+	l := &e.layout
+	for len(l.kvName) <= il {
+		l.kvName = append(l.kvName, "kv."+strconv.Itoa(len(l.kvName)))
+	}
+	return l.kvName[il]
 }
 
 func (l *layout) of(name string, size float64) int64 {
@@ -367,7 +385,7 @@ func (e *engine) spansOf(op workloads.Op) (spans []span, resident float64) {
 func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
 	maxCtx := float64(e.cfg.context())
-	base := e.layout.of("kv."+strconv.Itoa(op.Layer), e.kvLayer*maxCtx)
+	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
 	read := op.Touch(workloads.KVRead)
 	write := op.Touch(workloads.KVWrite)
 	resident := math.Min(read, e.kvResident)
@@ -565,7 +583,9 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 	return cost
 }
 
-// lower gives the operators of pass w of the run's model.
+// lower gives the operators of pass w of the run's model, in a buffer the
+// next call reuses: a pass's operators live until the next pass.
 func (e *engine) lower(w workloads.Work) []workloads.Op {
-	return e.cfg.compiled().Lower(w)
+	e.opBuf = e.cfg.compiled().LowerTo(e.opBuf[:0], w)
+	return e.opBuf
 }

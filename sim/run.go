@@ -317,8 +317,8 @@ func (e *engine) finish(r *Result, total float64) {
 		TileBytes:      e.tile,
 		RowMissPenalty: c.Chip.Memory.DRAM.RandomPenalty,
 	}
-	if e.l3c != nil {
-		r.Memory.L3BlockBytes = float64(e.l3c.Geometry().Block)
+	if e.sharesL3 {
+		r.Memory.L3BlockBytes = float64(e.l3Block)
 	}
 	unitPeak := float64(e.unit.Peak[e.dt])
 	r.Compute.PeakTOPS = unitPeak / 1e12

@@ -256,7 +256,7 @@ func (a *simulated) at(b *simulated, w float64, index int) *simulated {
 func (e *engine) kvEdges() [2]float64 {
 	resident := e.kvResident * float64(e.cfg.Model.Layers)
 	edges := [2]float64{resident}
-	if e.l3c != nil && e.requests[classKV].Allocate {
+	if e.sharesL3 && e.requests[classKV].Allocate {
 		ways := bits.OnesCount64(uint64(e.requests[classKV].Ways))
 		edges[1] = resident + e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways)
 	}

@@ -207,15 +207,24 @@ func Lower(m Model, q Quant, kv KVFormat, w Work) []Op {
 // Lower turns one pass w of the graph's model into operators, in
 // execution order. It panics if w does not validate (Work.Validate).
 func (g *Graph) Lower(w Work) []Op {
+	var ops []Op // a pass of 0 tokens has none
+	if w.Tokens > 0 {
+		ops = make([]Op, 0, 2+g.m.Layers*16+2)
+	}
+	return g.LowerTo(ops, w)
+}
+
+// LowerTo is Lower appending to ops, whose room it reuses: a simulation
+// lowers pass after pass into one buffer.
+func (g *Graph) LowerTo(ops []Op, w Work) []Op {
 	if err := w.Validate(); err != nil {
 		panic("workloads.Lower: " + err.Error())
 	}
 	if w.Tokens == 0 {
-		return nil
+		return ops
 	}
 	m := g.m
-	l := &lowering{m: m, kv: g.kv, w: w, wt: g.wt}
-	l.ops = make([]Op, 0, 2+m.Layers*16+2)
+	l := &lowering{m: m, kv: g.kv, w: w, wt: g.wt, ops: ops}
 
 	emb := g.wt.embed
 	rows := w.rows()
