@@ -255,10 +255,15 @@ func derive(doc *spec.Doc, s *SoC) error {
 				return err
 			}
 		}
-		if u.Kind != CPU || len(u.Peak) > 0 {
+		if u.Kind != CPU {
 			continue
 		}
 		// Each SIMD pipe does a multiply-add (2 ops) per lane per cycle.
+		// A dtype the file or a --set gives keeps its figure; the others
+		// are derived, so a CPU given only an int8 peak still samples and
+		// normalises in fp32 (without, the host's fp32 work took 53 days
+		// of simulated time and advise chip failed on the Pi 5's
+		// peak.int8 sensitivity).
 		how := "derived: cores × clock × SIMD lanes × SIMD pipes × 2 ops (assumed)"
 		if len(u.Clusters) > 0 {
 			how = "derived: Σ cores × clock × SIMD pipes over the clusters × SIMD lanes × 2 ops (assumed)"
