@@ -7,7 +7,7 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// analyticPass follows the tile fidelity's stream by arithmetic instead of
+// run follows the tile fidelity's stream by arithmetic instead of
 // events: each operator is dispatched, then computed tile by tile as its
 // tiles arrive; a tile is fetched once a buffer is free, its set-up first,
 // its transfer after the transfers before it (the DMA moves them in order),
@@ -23,14 +23,11 @@ import (
 // it is read; its spilled activations, one buffer read by every operator);
 // one that does not fit misses, except that locked lines keep the share
 // that fits.
-func (e *engine) analyticPass(ops []workloads.Op) float64 {
+func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
+	e := a.e
 	var pass passBytes
-	for _, op := range ops {
-		if e.fallsBack(op) {
-			continue
-		}
-		spans, _ := e.spansOf(op)
-		for _, s := range spans {
+	for i := range plans {
+		for _, s := range plans[i].spans {
 			switch {
 			case s.write:
 				pass.written[s.class] += s.bytes
@@ -46,15 +43,14 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 	hit := e.analyticHits(pass)
 	e.passes++
 	p := e.newPipe()
-	for _, op := range ops {
-		if e.fallsBack(op) {
+	for i, op := range ops {
+		pl := &plans[i]
+		if pl.fallback {
 			p.unit += e.analyticFallback(op)
 			continue
 		}
-		spans, resident := e.spansOf(op)
-		var dram, l3, streamed float64
-		for _, s := range spans {
-			streamed += s.bytes
+		var dram, l3 float64
+		for _, s := range pl.spans {
 			h := hit[s.class]
 			if s.write {
 				e.countL3(s.class, s.bytes, s.bytes) // new lines: a miss that allocates, as in tile
@@ -68,24 +64,22 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 			e.countDRAM(s.bytes * (1 - h))
 			e.st.l3HitBytes += s.bytes * h
 		}
-		e.st.ops += op.FLOPs
-		d := float64(e.unit.Dispatch)
-		compute := e.computeSeconds(op, streamed, resident)
+		d := e.dispatched(op)
+		e.computed(pl)
 		start := p.unit
 		p.unit += d
-		if len(spans) == 0 || streamed == 0 {
-			p.unit += compute
+		if len(pl.spans) == 0 || pl.streamed == 0 {
+			p.unit += pl.compute
 		} else {
-			n := max(1, int(math.Ceil(streamed/e.tile)))
+			n := pl.tiles
 			lat := float64(e.cfg.Chip.Memory.DRAM.Latency)
 			if dram == 0 {
 				lat = float64(e.cfg.Chip.Memory.L3.Latency)
 			}
-			p.stream(n, compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(spans)), lat)
+			p.stream(n, pl.compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(pl.spans)), lat)
 		}
-		e.st.dispatch += d
-		e.st.compute += compute
-		e.st.stallMem += math.Max(0, p.unit-start-d-compute)
+		e.st.compute += pl.compute
+		e.st.stallMem += math.Max(0, p.unit-start-d-pl.compute)
 	}
 	return p.unit
 }
@@ -203,16 +197,8 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 // through DRAM at the CPU's rate (fallbackBytes) and the CPU's compute, one
 // after the other.
 func (e *engine) analyticFallback(op workloads.Op) float64 {
-	copies, moved := fallbackBytes(op)
-	t := 2*float64(e.unit.FallbackSync) + moved/e.hostDRAM() + e.hostSeconds(op)
-	f := e.fallbackOf(string(op.Kind))
-	f.Count++
-	f.CopyBytes += copies
-	f.Seconds += t
-	e.st.fallback += t
-	e.countDRAM(moved)
-	e.st.ops += op.FLOPs
-	e.st.fallbackOps += op.FLOPs
-	e.st.hostOps += op.FLOPs
+	f, moved, cpu := e.fellBack(op)
+	t := 2*float64(e.unit.FallbackSync) + moved/e.hostDRAM() + cpu
+	e.fallbackTook(f, t)
 	return t
 }

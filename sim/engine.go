@@ -100,9 +100,13 @@ type engine struct {
 	replaying  bool                        // the current pass takes its hits from recording
 
 	// Buffers the tile passes reuse, so a pass allocates little.
-	tileBuf []streamTile
-	spanBuf []span
-	pipeBuf []float64 // the analytic pass's pipe, reused
+	tileBuf     []streamTile
+	spanBuf     []span
+	pipeBuf     []float64 // the analytic pass's pipe, reused
+	planBuf     []opPlan  // the pass's plan (plan)
+	planSpans   []span
+	planExtents []extent
+	exec        executor // runs each pass's plan: events or arithmetic, by fidelity
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -264,6 +268,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	if sram < 2*e.tile {
 		e.buffers = 1 // no room to double-buffer: DMA and compute alternate
 	}
+	e.exec = e.newExecutor()
 	if sram < e.tile {
 		return nil, inputErrorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
 	}
@@ -356,11 +361,11 @@ type tile struct {
 	resident float64 // bytes read from SRAM-resident tensors
 }
 
-// spansOf lists the bytes an operator streams from outside the SRAM, and
-// the bytes it reads from SRAM-resident tensors. Its activations (inputs
-// and outputs) stay in SRAM up to half of the streaming area; the excess
-// spills through the L3.
-func (e *engine) spansOf(op workloads.Op) (spans []span, resident float64) {
+// spansOf appends to spans what an operator streams from outside the
+// SRAM, and returns them with the bytes it reads from SRAM-resident
+// tensors. Its activations (inputs and outputs) stay in SRAM up to half of
+// the streaming area; the excess spills through the L3.
+func (e *engine) spansOf(spans []span, op workloads.Op) (_ []span, resident float64) {
 	if w := op.Touch(workloads.Weights); w > 0 {
 		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op)})
 	}
@@ -408,7 +413,8 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 }
 
 // computeSeconds is an operator's time on the unit once its data is in
-// SRAM: the compute model, or reading its bytes out of SRAM if slower.
+// SRAM: the compute model, or reading its bytes out of SRAM if slower;
+// and the bank-conflict time among it.
 //
 // Streamed tiles and SRAM-resident KV are read at once. Interleaved over
 // all N banks (banks: shared), two streams collide in a bank on 1 access
@@ -416,7 +422,7 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 // 1 − 1/(2N) of the SRAM's bandwidth; the extra time is the bank-conflict
 // cost. Split by head across their own banks (banks: split), each stream
 // has only its share of the bandwidth but never conflicts.
-func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) float64 {
+func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) (seconds, conflict float64) {
 	bw := float64(e.unit.SRAMBandwidth)
 	sram := (streamed + resident) / bw
 	switch {
@@ -425,11 +431,10 @@ func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) flo
 		sram = math.Max(resident/(bw*share), streamed/(bw*(1-share)))
 	case resident > 0 && streamed > 0:
 		conflicted := sram / (1 - 1/(2*float64(e.unit.SRAMBanks)))
-		e.st.bankConflict += conflicted - sram
+		conflict = conflicted - sram
 		sram = conflicted
 	}
-	e.st.sramBytes += streamed + resident
-	return math.Max(e.opSeconds(op), sram)
+	return math.Max(e.opSeconds(op), sram), conflict
 }
 
 // opSeconds is the compute time of an operator on the matrix unit.

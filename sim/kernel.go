@@ -42,13 +42,9 @@ func RunKernel(ctx context.Context, cfg Config, op workloads.Op, warm bool) (uni
 	}
 	e.work = w
 	e.scanBypass(w)
-	pass := e.tilePass
-	if cfg.Fidelity == Analytic {
-		pass = e.analyticPass
-	}
 	ops := []workloads.Op{op}
 	if warm {
-		pass(ops)
+		e.exec.run(ops, e.plan(ops))
 	}
-	return u.Name, pass(ops), nil
+	return u.Name, e.exec.run(ops, e.plan(ops)), nil
 }

@@ -34,7 +34,8 @@ func onePass(t *testing.T, cfg Config, w workloads.Work) (float64, counters, uin
 	e := engineFor(t, cfg)
 	e.work = w
 	e.scanBypass(w)
-	secs := e.tilePass(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+	ops := workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w)
+	secs := e.exec.run(ops, e.plan(ops))
 	return secs, e.st.counters, e.sim.Fired()
 }
 
@@ -135,7 +136,8 @@ func TestReplayTakesRecordedHits(t *testing.T) {
 		before := e.st.l3HitBytes
 		e.work = w
 		e.startReplay(w)
-		e.tilePass(workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w))
+		ops := workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, w)
+		e.exec.run(ops, e.plan(ops))
 		e.endReplay()
 		return e.st.l3HitBytes - before
 	}

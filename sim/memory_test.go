@@ -321,16 +321,17 @@ func TestSRAMBankConflicts(t *testing.T) {
 	attn := workloads.Op{Kind: workloads.KindResidual} // no compute to speak of: the SRAM bound shows
 	const mib = 1 << 20
 	e := &engine{cfg: &cfg, pol: shared, unit: npu, vdt: "fp16"}
-	if got, want := e.computeSeconds(attn, mib, mib), 2*mib/bw*32/31; math.Abs(got-want) > 1e-15 {
+	got, conflict := e.computeSeconds(attn, mib, mib)
+	if want := 2 * mib / bw * 32 / 31; math.Abs(got-want) > 1e-15 {
 		t.Errorf("shared banks: %g s, want %g", got, want)
 	}
-	if e.st.bankConflict <= 0 {
-		t.Error("no bank-conflict time counted")
+	if want := 2 * mib / bw / 31; math.Abs(conflict-want) > 1e-15 {
+		t.Errorf("shared banks: %g s of bank conflicts, want %g", conflict, want)
 	}
 	e = &engine{cfg: &cfg, pol: split, unit: npu, vdt: "fp16"}
 	// Split half and half: each stream reads 1 MiB at half the bandwidth.
-	if got, want := e.computeSeconds(attn, mib, mib), mib/(bw/2); math.Abs(got-want) > 1e-15 {
-		t.Errorf("split banks: %g s, want %g", got, want)
+	if got, conflict := e.computeSeconds(attn, mib, mib); math.Abs(got-mib/(bw/2)) > 1e-15 || conflict != 0 {
+		t.Errorf("split banks: %g s with %g s of conflicts, want %g s and none", got, conflict, mib/(bw/2))
 	}
 }
 

@@ -103,17 +103,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // its caller accounts its energy and advances the clock.
 func (e *engine) pass(name string, w workloads.Work) float64 {
 	c := e.cfg
-	run := e.tilePass
-	if c.Fidelity == Analytic {
-		run = e.analyticPass
-	}
 	e.work = w
 	e.scanBypass(w)
 	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
 	e.tracePass(start)
 	e.startReplay(w)
 	ops := e.lower(w)
-	t := run(ops)
+	t := e.exec.run(ops, e.plan(ops))
 	if overflowed(start, t) && e.overflow == nil {
 		e.overflow = e.overflowError(name)
 		if e.stop != nil {

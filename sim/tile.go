@@ -8,8 +8,8 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// tilePass runs the operators of one pass on the event kernel and returns
-// the simulated seconds it took.
+// run runs the planned operators of one pass on the event kernel and
+// returns the simulated seconds it took.
 //
 // The operators' tiles form one stream, as in a compiled graph: the DMA
 // engine fetches tile j as soon as a buffer is free (tile j−buffers has
@@ -18,9 +18,10 @@ import (
 // waiting whenever the next tile has not arrived. An operator the unit
 // does not support runs on the CPU instead: its activations are copied out
 // through DRAM and back, around a hand-off in each direction.
-func (e *engine) tilePass(ops []workloads.Op) float64 {
+func (v events) run(ops []workloads.Op, plans []opPlan) float64 {
+	e := v.e
 	start := e.sim.Now()
-	s := &stream{e: e, ops: ops, idleSince: start, tiles: e.tileBuf[:0]}
+	s := &stream{e: e, ops: ops, plans: plans, idleSince: start, tiles: e.tileBuf[:0]}
 	e.spanBuf = e.spanBuf[:0]
 	s.issue()
 	s.next()
@@ -46,6 +47,7 @@ type streamTile struct {
 type stream struct {
 	e     *engine
 	ops   []workloads.Op
+	plans []opPlan
 	tiles []streamTile // cut lazily, operator by operator, as DMA reaches them
 
 	lowered    int // operators cut into tiles so far
@@ -74,11 +76,10 @@ func (s *stream) more() bool {
 	if s.lowered == len(s.ops) {
 		return false
 	}
-	op := s.ops[s.lowered]
-	if s.e.fallsBack(op) {
+	if p := &s.plans[s.lowered]; p.fallback {
 		s.tiles = append(s.tiles, streamTile{op: s.lowered, first: true, fallback: true})
 	} else {
-		s.tiles = s.e.cut(s.tiles, op, s.lowered)
+		s.tiles = s.e.cut(s.tiles, p, s.lowered)
 	}
 	s.lowered++
 	return true
@@ -88,17 +89,13 @@ func (s *stream) more() bool {
 // stream.
 func (t *streamTile) buffers() bool { return len(t.spans) > 0 }
 
-// cut appends operator op (the index-th) to tiles, cut into tiles of at
-// most e.tile streamed bytes, each with its share of every span, of the
-// resident reads and of the compute. The spans live in e.spanBuf.
-func (e *engine) cut(tiles []streamTile, op workloads.Op, index int) []streamTile {
-	whole, resident := e.spansOf(op)
-	var stream float64
-	for _, s := range whole {
-		stream += s.bytes
-	}
-	n := max(1, int(math.Ceil(stream/e.tile)))
-	compute := e.computeSeconds(op, stream, resident) / float64(n)
+// cut appends the index-th operator, planned as p, to tiles: its tiles,
+// each with its share of every span, of the resident reads and of the
+// compute. The spans live in e.spanBuf.
+func (e *engine) cut(tiles []streamTile, p *opPlan, index int) []streamTile {
+	e.computed(p)
+	whole, n := p.spans, p.tiles
+	compute := p.compute / float64(n)
 	// Spans already handed out keep their backing array if this grows it.
 	at := len(e.spanBuf)
 	e.spanBuf = slices.Grow(e.spanBuf, n*len(whole))[:at+n*len(whole)]
@@ -106,7 +103,7 @@ func (e *engine) cut(tiles []streamTile, op workloads.Op, index int) []streamTil
 	for i := range n {
 		t := streamTile{op: index, first: i == 0}
 		t.compute = compute
-		t.resident = resident / float64(n)
+		t.resident = p.resident / float64(n)
 		t.spans = slab[i*len(whole) : (i+1)*len(whole) : (i+1)*len(whole)]
 		for k, s := range whole {
 			part := s.bytes / float64(n)
@@ -153,15 +150,13 @@ func (s *stream) next() {
 	if t.first && s.dispatched == t.op {
 		op := s.ops[t.op]
 		s.dispatched++
-		e.st.ops += op.FLOPs
 		s.busy = true
 		if t.fallback {
 			s.opStart = e.now()
 			e.runFallback(op, s.finish)
 			return
 		}
-		d := float64(e.unit.Dispatch)
-		e.st.dispatch += d
+		d := e.dispatched(op)
 		s.opStart = e.now()
 		if e.trace != nil {
 			e.trace.span(e.unit.Name, "dispatch", "dispatch", s.opStart, s.opStart+d, nil)
@@ -355,28 +350,19 @@ func (e *engine) hostDRAM() float64 {
 // unit takes over again (sync).
 func (e *engine) runFallback(op workloads.Op, done func()) {
 	sync := float64(e.unit.FallbackSync)
-	copies, moved := fallbackBytes(op)
-	cpu := e.hostSeconds(op)
-	f := e.fallbackOf(string(op.Kind))
-	f.Count++
-	f.CopyBytes += copies
-	e.st.fallbackOps += op.FLOPs
-	e.st.hostOps += op.FLOPs
+	f, moved, cpu := e.fellBack(op)
 	start := e.sim.Now()
-	e.countDRAM(moved)
 	// The link carries the bytes at its own rate; a CPU that draws less
 	// than the link gives waits for the rest.
 	slower := max(0, moved/e.hostDRAM()-moved/e.dramBW)
 	e.sim.After(des.Seconds(sync), func() {
 		e.dram.Send(moved, 0, func() {
 			e.sim.After(des.Seconds(slower+cpu+sync), func() {
-				took := (e.sim.Now() - start).Seconds()
-				f.Seconds += took
 				if e.trace != nil {
 					end := e.now()
 					e.trace.span(e.host.Name, "fallback "+string(op.Kind), "fallback", end-cpu-sync, end-sync, nil)
 				}
-				e.st.fallback += took
+				e.fallbackTook(f, (e.sim.Now() - start).Seconds())
 				done()
 			})
 		})

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/edgetwin/edgetwin/workloads"
+)
+
+// A pass is planned once and run by one of two executors. The plan of an
+// operator says where it runs and what it streams: the spans it reads and
+// writes outside the SRAM, the SRAM-resident bytes it reads, the tiles it
+// is cut into (at most e.tile streamed bytes each) and the unit's compute
+// for it. The event stream (tile and line fidelity, tile.go) and the
+// arithmetic pipe (analytic fidelity, analytic.go) both run the same plan;
+// what they differ in is only how they time it and whether the L3 is
+// simulated or estimated.
+
+// opPlan is one operator of a pass, planned.
+type opPlan struct {
+	fallback bool    // the matrix unit does not run it: the CPU does
+	spans    []span  // what it streams, whole (a tile takes its share of each)
+	resident float64 // bytes it reads from SRAM-resident tensors
+	streamed float64 // the spans' bytes
+	tiles    int     // the tiles it is cut into
+	compute  float64 // seconds on the unit once its data is in SRAM, all tiles
+	conflict float64 // of which SRAM bank conflicts
+}
+
+// extent is where an operator's spans sit in the plan's span buffer.
+type extent struct{ lo, hi int }
+
+// plan works out the operators of a pass, in order (the layout gives
+// tensors their addresses in the order first seen). The plans and their
+// spans live in buffers the next pass reuses.
+func (e *engine) plan(ops []workloads.Op) []opPlan {
+	plans := e.planBuf[:0]
+	spans := e.planSpans[:0]
+	extents := e.planExtents[:0]
+	for _, op := range ops {
+		if e.fallsBack(op) {
+			plans = append(plans, opPlan{fallback: true, tiles: 1})
+			extents = append(extents, extent{len(spans), len(spans)})
+			continue
+		}
+		lo := len(spans)
+		var resident float64
+		spans, resident = e.spansOf(spans, op)
+		var streamed float64
+		for _, s := range spans[lo:] {
+			streamed += s.bytes
+		}
+		compute, conflict := e.computeSeconds(op, streamed, resident)
+		plans = append(plans, opPlan{
+			resident: resident,
+			streamed: streamed,
+			tiles:    max(1, int(math.Ceil(streamed/e.tile))),
+			compute:  compute,
+			conflict: conflict,
+		})
+		extents = append(extents, extent{lo, len(spans)})
+	}
+	for i, x := range extents {
+		plans[i].spans = spans[x.lo:x.hi:x.hi]
+	}
+	e.planBuf, e.planSpans, e.planExtents = plans, spans, extents
+	return plans
+}
+
+// executor runs a planned pass and returns the simulated seconds it took,
+// counting its time, bytes, L3 traffic and fallbacks in the engine's
+// statistics.
+type executor interface {
+	run(ops []workloads.Op, plans []opPlan) float64
+}
+
+// newExecutor is the executor of the run's fidelity.
+func (e *engine) newExecutor() executor {
+	if e.cfg.Fidelity == Analytic {
+		return arithmetic{e}
+	}
+	return events{e}
+}
+
+// computed counts the SRAM traffic of an operator's compute (when the
+// executor reaches it, as the counters of a tile pass must change).
+func (e *engine) computed(p *opPlan) {
+	e.st.bankConflict += p.conflict
+	e.st.sramBytes += p.streamed + p.resident
+}
+
+// dispatched counts the dispatch of a (non-fallback) operator on the unit
+// and returns its cost.
+func (e *engine) dispatched(op workloads.Op) float64 {
+	d := float64(e.unit.Dispatch)
+	e.st.ops += op.FLOPs
+	e.st.dispatch += d
+	return d
+}
+
+// fellBack counts an operator the CPU runs instead of the unit — the
+// operator, the activations it copies out and back, the bytes it moves
+// through DRAM, its operations — and returns its record, the bytes moved
+// and the CPU's compute time; the executor adds the time the fallback
+// took, hand-offs included, to the record and the statistics.
+func (e *engine) fellBack(op workloads.Op) (f *Fallback, moved, cpu float64) {
+	e.st.ops += op.FLOPs
+	copies, moved := fallbackBytes(op)
+	f = e.fallbackOf(string(op.Kind))
+	f.Count++
+	f.CopyBytes += copies
+	e.st.fallbackOps += op.FLOPs
+	e.st.hostOps += op.FLOPs
+	e.countDRAM(moved)
+	return f, moved, e.hostSeconds(op)
+}
+
+// fallbackTook adds a fallback's time to its record and the statistics.
+func (e *engine) fallbackTook(f *Fallback, seconds float64) {
+	f.Seconds += seconds
+	e.st.fallback += seconds
+}
+
+// arithmetic is the analytic fidelity's executor (analytic.go).
+type arithmetic struct{ e *engine }
+
+// events is the tile and line fidelities' executor (tile.go).
+type events struct{ e *engine }
