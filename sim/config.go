@@ -15,7 +15,8 @@ import (
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
-// Fidelity is how much detail a run simulates.
+// Fidelity is how much detail a run simulates: the name of a preset of
+// Options.
 type Fidelity string
 
 // The fidelities.
@@ -25,10 +26,38 @@ const (
 	Line     Fidelity = "line"     // the event simulation, L3 tracked line by line
 )
 
+// Options are what a fidelity simulates.
+type Options struct {
+	// Events runs passes on the event kernel with the L3 simulated;
+	// without, the arithmetic pipe follows the same stream and the L3 is
+	// estimated per class.
+	Events bool
+	// Lines tracks the simulated L3 line by line rather than in
+	// cache.TileGeometry's blocks.
+	Lines bool
+	// shortcuts are the shortcuts it may take (a bit per shortcut); each
+	// is still switched off by Config.Exact.
+	shortcuts uint8
+}
+
+// Options gives the preset the fidelity names: analytic is the
+// arithmetic pipe with step reuse; tile the event simulation in blocks
+// with every shortcut; line, the exact reference, the event simulation
+// line by line with none.
+func (f Fidelity) Options() Options {
+	switch f {
+	case Analytic:
+		return Options{shortcuts: 1 << stepReuse}
+	case Line:
+		return Options{Events: true, Lines: true}
+	}
+	return Options{Events: true, shortcuts: 1<<leap | 1<<prefillReplay | 1<<scanBypass | 1<<stepReuse}
+}
+
 // Shortcuts names the ways a run skips work while keeping its answer, each
 // to the tolerance its test holds it to. A field set to true switches that
 // shortcut off: the run does the work in full. Which shortcuts a fidelity
-// takes at all is Config.takes' one table.
+// takes at all is its Options'.
 type Shortcuts struct {
 	// Leap: an operator's settled middle tiles are skipped over, whole
 	// periods at a time (tile fidelity; exact to a part in 10⁹).
@@ -54,21 +83,20 @@ const (
 	stepReuse
 )
 
-// takes reports whether the run takes shortcut s: the fidelity allows it
-// (line fidelity, the exact reference, takes none; analytic only step
-// reuse) and Exact does not switch it off.
+// off reports whether x switches shortcut s off.
+func (x Shortcuts) off(s shortcut) bool {
+	return [...]bool{leap: x.Leap, prefillReplay: x.PrefillReplay, scanBypass: x.ScanBypass, stepReuse: x.StepReuse}[s]
+}
+
+// takes reports whether the run takes shortcut s: its fidelity's options
+// allow it and Exact does not switch it off (and decode steps are reused
+// only where each step's weight traffic lies on a line through its
+// neighbours').
 func (c *Config) takes(s shortcut) bool {
-	switch s {
-	case leap:
-		return c.Fidelity == Tile && !c.Exact.Leap
-	case prefillReplay:
-		return c.Fidelity == Tile && !c.Exact.PrefillReplay
-	case scanBypass:
-		return c.Fidelity == Tile && !c.Exact.ScanBypass
-	case stepReuse:
-		return (c.Fidelity == Tile || c.Fidelity == Analytic) && !c.Exact.StepReuse && !c.routesUnionPerStep()
+	if c.Fidelity.Options().shortcuts&(1<<s) == 0 || c.Exact.off(s) {
+		return false
 	}
-	return false
+	return s != stepReuse || !c.routesUnionPerStep()
 }
 
 // routesUnionPerStep reports whether each decode step reads its own

@@ -245,11 +245,12 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 
 	if l3.Shares(unit.Name) {
 		g := cache.TileGeometry(int64(l3.Size), l3.Ways, int64(l3.Line))
-		if c.Fidelity == Line {
+		opt := c.Fidelity.Options()
+		if opt.Lines {
 			g.Block = int64(l3.Line)
 		}
 		e.sharesL3, e.l3Block = true, g.Block
-		if c.Fidelity != Analytic {
+		if opt.Events {
 			e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
 		}
 		e.requests, e.shared = l3Requests(pol, l3.Ways)

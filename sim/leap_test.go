@@ -178,3 +178,37 @@ func TestAnalyticStepReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestFidelityPresets: the shortcuts each fidelity may take — tile all
+// four, analytic step reuse alone, line (the exact reference) none — and
+// that Exact switches each off alone.
+func TestFidelityPresets(t *testing.T) {
+	all := []shortcut{leap, prefillReplay, scanBypass, stepReuse}
+	names := []string{"leap", "prefill replay", "scan bypass", "step reuse"}
+	want := map[Fidelity][]bool{
+		Tile:     {true, true, true, true},
+		Analytic: {false, false, false, true},
+		Line:     {false, false, false, false},
+	}
+	offs := []Shortcuts{{Leap: true}, {PrefillReplay: true}, {ScanBypass: true}, {StepReuse: true}}
+	for f, takes := range want {
+		for i, s := range all {
+			c := Config{Fidelity: f, Model: &workloads.Spec{}} // a dense model: step reuse applies
+			if got := c.takes(s); got != takes[i] {
+				t.Errorf("%s takes %s: %v, want %v", f, names[i], got, takes[i])
+			}
+			for j, off := range offs {
+				c.Exact = off
+				if got, w := c.takes(s), takes[i] && i != j; got != w {
+					t.Errorf("%s with Exact %+v takes %s: %v, want %v", f, off, names[i], got, w)
+				}
+			}
+		}
+	}
+	if o := Analytic.Options(); o.Events || o.Lines {
+		t.Errorf("analytic options %+v: want the arithmetic pipe, L3 estimated", o)
+	}
+	if o := Line.Options(); !o.Events || !o.Lines {
+		t.Errorf("line options %+v: want events, L3 by lines", o)
+	}
+}

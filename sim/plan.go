@@ -75,10 +75,10 @@ type executor interface {
 
 // newExecutor is the executor of the run's fidelity.
 func (e *engine) newExecutor() executor {
-	if e.cfg.Fidelity == Analytic {
-		return arithmetic{e}
+	if e.cfg.Fidelity.Options().Events {
+		return events{e}
 	}
-	return events{e}
+	return arithmetic{e}
 }
 
 // computed counts the SRAM traffic of an operator's compute (when the

@@ -355,7 +355,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 // 30-minute sustained session moved by 0.003% when this was added.) The
 // analytic fidelity estimates the L3 instead of simulating it: no touch.
 func (e *engine) touchKVWrites(w workloads.Work) {
-	if e.l3c == nil || !e.requests[classKV].Allocate || e.scans(w) || e.cfg.Fidelity == Analytic {
+	if e.l3c == nil || !e.requests[classKV].Allocate || e.scans(w) {
 		return
 	}
 	e.work = w
