@@ -29,6 +29,8 @@ type Header struct {
 	// expressions; the points carry their verdicts and values.
 	Requires   []string
 	Objectives []Objective
+	// L3Bytes is Result.L3Bytes: the chip's L3 when no field varies it.
+	L3Bytes float64
 }
 
 // headerJSON is the header line's "sweep" member.
@@ -43,6 +45,7 @@ type headerJSON struct {
 	Points  int         `json:"points"`
 	Require []string    `json:"require,omitempty"`
 	Pareto  []string    `json:"pareto,omitempty"` // Objective.String of each
+	L3Bytes float64     `json:"l3_bytes,omitempty"`
 }
 
 type fieldJSON struct {
@@ -58,7 +61,7 @@ type headerLine struct {
 }
 
 func (h Header) toJSON() headerJSON {
-	j := headerJSON{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Varies: h.Varies, Metrics: h.Metrics, Flags: h.Flags, Points: h.Points, Require: h.Requires}
+	j := headerJSON{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Varies: h.Varies, Metrics: h.Metrics, Flags: h.Flags, Points: h.Points, Require: h.Requires, L3Bytes: h.L3Bytes}
 	for _, o := range h.Objectives {
 		j.Pareto = append(j.Pareto, o.String())
 	}
@@ -73,7 +76,7 @@ func (h Header) toJSON() headerJSON {
 }
 
 func (j headerJSON) header() (Header, error) {
-	h := Header{SoC: j.SoC, Model: j.Model, Quant: j.Quant, Varies: j.Varies, Metrics: j.Metrics, Flags: j.Flags, Points: j.Points, Requires: j.Require}
+	h := Header{SoC: j.SoC, Model: j.Model, Quant: j.Quant, Varies: j.Varies, Metrics: j.Metrics, Flags: j.Flags, Points: j.Points, Requires: j.Require, L3Bytes: j.L3Bytes}
 	if len(j.Pareto) > 0 {
 		objs, err := ParseObjectives(strings.Join(j.Pareto, ","))
 		if err != nil {
@@ -217,7 +220,7 @@ func Merge(names ...string) (*Result, error) {
 		return nil, m.missing(missing)
 	}
 	r := &Result{SoC: m.h.SoC, Model: m.h.Model, Quant: m.h.Quant, Fields: m.h.Fields, Metrics: m.h.Metrics,
-		Requires: m.h.Requires, Objectives: m.h.Objectives, Points: m.points}
+		Requires: m.h.Requires, Objectives: m.h.Objectives, Points: m.points, L3Bytes: m.h.L3Bytes}
 	slices.SortFunc(r.Points, func(a, b Point) int { return a.Index - b.Index })
 	return r, nil
 }
@@ -328,6 +331,8 @@ func differ(a, b Header) string {
 		return fmt.Sprintf("--require %q vs %q", a.Requires, b.Requires)
 	case !slices.Equal(a.Objectives, b.Objectives):
 		return fmt.Sprintf("--pareto %v vs %v", a.Objectives, b.Objectives)
+	case a.L3Bytes != b.L3Bytes:
+		return fmt.Sprintf("their chips' L3 differ (%g vs %g bytes)", a.L3Bytes, b.L3Bytes)
 	}
 	return ""
 }

@@ -19,7 +19,7 @@ func f64(v float64) *float64 { return &v }
 func testHeader() Header {
 	return Header{SoC: "seed-c", Model: "seed-moe-3b", Quant: "Q4_0", Varies: []string{"kv=1MiB..5MiB:1MiB"},
 		Fields:  []Field{{Name: "kv", Label: "KV cache", Kind: units.KindBytes}, {Name: "ctx", Label: "context (tokens)", Derived: true}},
-		Metrics: []string{"decode.tokens_per_s", "ttft_s"}, Flags: "sha256:0", Points: 5}
+		Metrics: []string{"decode.tokens_per_s", "ttft_s"}, Flags: "sha256:0", Points: 5, L3Bytes: 8 << 20}
 }
 
 // testPoints have the figures that must survive a trip through text
@@ -69,7 +69,7 @@ func TestMergeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Result{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Fields: h.Fields, Metrics: h.Metrics, Points: testPoints()}
+	want := &Result{SoC: h.SoC, Model: h.Model, Quant: h.Quant, Fields: h.Fields, Metrics: h.Metrics, Points: testPoints(), L3Bytes: h.L3Bytes}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("merged %+v\nwant %+v", r, want)
 	}

@@ -182,7 +182,7 @@ hypercube covers every axis evenly with few points. The draw follows
 			var done []sweep.Point // what the file to resume holds
 			if jsonl {
 				h := sweep.Header{SoC: r.SoC, Model: r.Model, Quant: r.Quant, Varies: varies, Fields: r.Fields, Metrics: metrics,
-					Flags: flagsDigest(cmd.Flags()), Points: s.Len(), Requires: r.Requires, Objectives: r.Objectives}
+					Flags: flagsDigest(cmd.Flags()), Points: s.Len(), Requires: r.Requires, Objectives: r.Objectives, L3Bytes: r.L3Bytes}
 				w, resumed, closeStream, err := openStream(cmd, streamTo, resume != "", h, sh, indices)
 				if err != nil {
 					return err
