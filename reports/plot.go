@@ -468,7 +468,8 @@ func (g xGrid) Plot(c draw.Canvas, pl *plot.Plot) {
 }
 
 // markLine draws a dashed vertical line at x across the panel, with its
-// label at the foot of the line, on its right.
+// label at the foot of the line, on its right, or on its left where the
+// right has no room for it (a mark at the end of the axis).
 type markLine struct {
 	x     float64
 	label string
@@ -485,7 +486,11 @@ func (m markLine) Plot(c draw.Canvas, pl *plot.Plot) {
 		st := pl.Y.Tick.Label
 		st.Font = sans(tickSize)
 		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
-		c.FillText(st, vg.Point{X: x + vg.Points(4), Y: c.Min.Y + vg.Points(4)}, m.label)
+		at := x + vg.Points(4)
+		if at+st.Width(m.label) > c.Max.X {
+			st.XAlign, at = draw.XRight, x-vg.Points(4)
+		}
+		c.FillText(st, vg.Point{X: at, Y: c.Min.Y + vg.Points(4)}, m.label)
 	}
 }
 
