@@ -259,11 +259,50 @@ func ReadFile(path string) ([]Record, []Warning, error) {
 	defer f.Close()
 	recs, warns, err := Read(f, path)
 	dir := filepath.Dir(path)
+	digests := map[string]string{} // chip file → its digest now
 	for i := range recs {
 		recs[i].SoC = beside(dir, recs[i].SoC)
 		recs[i].Model = beside(dir, recs[i].Model)
+		if err == nil {
+			err = recs[i].checkChip(digests)
+		}
 	}
 	return recs, warns, err
+}
+
+// checkChip refuses a record whose chip file has changed since it was
+// measured: its soc_digest no longer matches the file it names, so the
+// figures it holds belong to another chip. A catalog id, or a file the
+// record names but that is not there, is not checked here (loading it
+// says what is wrong).
+func (r Record) checkChip(digests map[string]string) error {
+	if r.SoCDigest == "" {
+		return nil
+	}
+	now, ok := digests[r.SoC]
+	if !ok {
+		if st, err := os.Stat(r.SoC); err != nil || !st.Mode().IsRegular() {
+			return nil
+		}
+		d, err := DigestFile(r.SoC)
+		if err != nil {
+			return r.locate(err)
+		}
+		now, digests[r.SoC] = d, d
+	}
+	if now == r.SoCDigest {
+		return nil
+	}
+	return &spec.Error{File: r.file, Line: r.line, Path: "soc_digest",
+		Msg: fmt.Sprintf("%s has changed since this record was measured (recorded %s, the file is now %s): its figures belong to the chip as it was; import the measurement again against the file as it is, or drop soc_digest to take the file as the record's chip", r.SoC, short(r.SoCDigest), short(now))}
+}
+
+// short is a digest cut to its first 12 hex digits, for messages.
+func short(d string) string {
+	if len(d) > len(digestPrefix)+12 {
+		return d[:len(digestPrefix)+12]
+	}
+	return d
 }
 
 // beside is ref joined to dir when ref is a relative path to a file that
