@@ -322,6 +322,7 @@ func (d PlotData) Figure() (*Figure, error) {
 		}
 	}
 	f := &Figure{Title: d.Title}
+	lineOf := d.styles()
 	for i, p := range d.Panels {
 		pl := plot.New()
 		style(pl)
@@ -358,7 +359,7 @@ func (d PlotData) Figure() (*Figure, error) {
 			if err != nil {
 				return nil, fmt.Errorf("panel %s, line %q: %w", p.YLabel, l.Label, err)
 			}
-			line.LineStyle, points.GlyphStyle = lineStyle(k), glyphStyle(k)
+			line.LineStyle, points.GlyphStyle = lineStyle(lineOf(k, l.Label)), glyphStyle(lineOf(k, l.Label))
 			if l.Scatter {
 				pl.Add(points)
 			} else {
@@ -366,7 +367,7 @@ func (d PlotData) Figure() (*Figure, error) {
 			}
 		}
 		if d.PanelLegends {
-			f.PanelLegends = append(f.PanelLegends, linesLegend(p.Lines))
+			f.PanelLegends = append(f.PanelLegends, linesLegend(p.Lines, lineOf))
 		}
 		if !p.YFit {
 			pl.Y.Min = math.Min(pl.Y.Min, ymin)
@@ -382,14 +383,35 @@ func (d PlotData) Figure() (*Figure, error) {
 		f.Panels = append(f.Panels, pl)
 	}
 	if !d.PanelLegends && len(d.Panels) > 0 && len(d.Panels[0].Lines) > 1 {
-		f.Legend = linesLegend(d.Panels[0].Lines)
+		f.Legend = linesLegend(d.Panels[0].Lines, lineOf)
 	}
 	return f, nil
 }
 
-// linesLegend names lines drawn with lineStyle and glyphStyle; nil when
-// none has a label.
-func linesLegend(lines []Line) *plot.Legend {
+// styles gives each line its style's index: one per label across the
+// figure, in the order the labels first appear, so that a unit or node
+// named in two panels (a temperature and a clock) is drawn alike in both;
+// an unnamed line goes by its place in its panel.
+func (d PlotData) styles() func(k int, label string) int {
+	index := map[string]int{}
+	for _, p := range d.Panels {
+		for _, l := range p.Lines {
+			if _, ok := index[l.Label]; !ok && l.Label != "" {
+				index[l.Label] = len(index)
+			}
+		}
+	}
+	return func(k int, label string) int {
+		if i, ok := index[label]; ok {
+			return i
+		}
+		return k
+	}
+}
+
+// linesLegend names lines drawn with lineStyle and glyphStyle in the
+// figure's style; nil when none has a label.
+func linesLegend(lines []Line, style func(k int, label string) int) *plot.Legend {
 	l := plot.NewLegend()
 	l.TextStyle.Font = sans(tickSize)
 	l.Top, l.Left = true, true
@@ -398,10 +420,10 @@ func linesLegend(lines []Line) *plot.Legend {
 	named := false
 	for k, line := range lines {
 		if line.Label != "" && line.Scatter {
-			l.Add(line.Label, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
+			l.Add(line.Label, &plotter.Scatter{GlyphStyle: glyphStyle(style(k, line.Label))})
 			named = true
 		} else if line.Label != "" {
-			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(k)}, &plotter.Scatter{GlyphStyle: glyphStyle(k)})
+			l.Add(line.Label, &plotter.Line{LineStyle: lineStyle(style(k, line.Label))}, &plotter.Scatter{GlyphStyle: glyphStyle(style(k, line.Label))})
 			named = true
 		}
 	}
