@@ -258,7 +258,7 @@ var htmlPage = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <title>{{.Title}}</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", sans-serif; color: #1b1f24; background: #fff; margin: 0; line-height: 1.5; }
-main { max-width: 1100px; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
+main { max-width: 1180px; margin: 0 auto; padding: 2rem 1.5rem 4rem; }
 h1 { font-size: 1.9rem; margin: 0 0 .5rem; }
 h2 { font-size: 1.35rem; margin: 2.5rem 0 .6rem; padding-top: .6rem; border-top: 1px solid #d8dee4; }
 nav { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: .6rem 1.2rem; margin: 1.2rem 0; }
@@ -266,7 +266,8 @@ nav ol { margin: .3rem 0; padding-left: 1.4rem; }
 figure { margin: 1rem 0; }
 figure img { width: 100%; height: auto; border: 1px solid #eaeef2; }
 figcaption { font-size: .92rem; color: #454c54; margin-top: .4rem; }
-table { border-collapse: collapse; margin: .8rem 0; font-size: .9rem; }
+.scroll { overflow-x: auto; margin: .8rem 0; }
+table { border-collapse: collapse; font-size: .88rem; }
 th, td { border: 1px solid #d8dee4; padding: .3rem .6rem; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.pass { color: #116329; } td.fail { color: #a40e26; font-weight: 600; }
@@ -291,20 +292,20 @@ details { margin: .8rem 0; }
 <figcaption>{{.Caption}}</figcaption>
 </figure>
 <p class="files">Files: <a href="{{.ID}}.svg">{{.ID}}.svg</a> · <a href="{{.ID}}.png">{{.ID}}.png</a> · data <a href="{{.ID}}.csv">{{.ID}}.csv</a></p>
-{{end}}{{with .Table}}<table>
+{{end}}{{with .Table}}<div class="scroll"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td{{if eq . "pass"}} class="pass"{{else if eq . "FAIL"}} class="fail"{{end}}>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}{{if .Details}}<details><summary>Every value ({{len .Details.Rows}} rows; also in <a href="{{.DetailsFile}}">{{.DetailsFile}}</a>)</summary>
 {{with .Details}}
-<table>
+<div class="scroll"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{end}}</details>
 {{end}}</section>
 {{end}}</main>
