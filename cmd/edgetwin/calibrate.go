@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/edgetwin/edgetwin/calibrate"
@@ -98,6 +99,10 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 				return outputErr("-o", out, err)
 			}
 			for _, r := range all {
+				if err := context.Cause(cmd.Context()); err != nil {
+					w.Discard()
+					return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
+				}
 				if err := w.Write(r); err != nil {
 					w.Discard()
 					return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
