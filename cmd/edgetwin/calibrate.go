@@ -105,11 +105,11 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 				}
 				if err := w.Write(r); err != nil {
 					w.Discard()
-					return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
+					return fmt.Errorf("-o %s: %w", out, err) // says the file is left as it was
 				}
 			}
 			if err := w.Close(); err != nil {
-				return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
+				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), summary)
 			return nil

@@ -127,22 +127,9 @@ func (c killCase) whole(got, before, after map[string]string) []string {
 	return bad
 }
 
-// killCases are the commands that replace a user's files: a report over
-// an earlier one, an import and a fit over earlier files, and a
-// simulation's trace and series. Each runs for about a second, the
-// import mostly writing (a record and its fsync at a time), the
-// simulation a 21 MB trace.
-func killCases(t *testing.T) []killCase {
-	read := func(path string) []byte {
-		data, err := os.ReadFile(filepath.Join("..", "..", path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
-	bench := bytes.Repeat(read("calibrate/testdata/llamabench/m2.jsonl"), 500) // 3000 rows
-	public := bytes.SplitAfterN(read("examples/public/records.jsonl"), []byte("\n"), 5)
-	review := []byte(`title: Kill test review
+// smallReview is a review that reports in under a second: two teaching
+// chips at the analytic fidelity, seven figures, about 1 MB.
+const smallReview = `title: Kill test review
 chips: [seed-a, seed-b]
 models: [{model: llama-3.2-1b, quant: Q4_0}]
 workload: {prompt: 64, gen: 8}
@@ -150,9 +137,18 @@ contexts: [64, 128]
 fidelity: analytic
 requirements: ['ttft_s < 2']
 questions: [best-chip]
-`)
+`
+
+// killCases are the commands that replace a user's files: a report over
+// an earlier one, an import and a fit over earlier files, and a
+// simulation's trace and series. Each runs for about a second, the
+// import mostly writing (a record and its fsync at a time), the
+// simulation a 21 MB trace.
+func killCases(t *testing.T) []killCase {
+	bench := bytes.Repeat(checkoutFile(t, "calibrate/testdata/llamabench/m2.jsonl"), 500) // 3000 rows
+	public := bytes.SplitAfterN(checkoutFile(t, "examples/public/records.jsonl"), []byte("\n"), 5)
 	return []killCase{
-		{name: "report", inputs: map[string][]byte{"review.yaml": review},
+		{name: "report", inputs: map[string][]byte{"review.yaml": []byte(smallReview)},
 			args: []string{"report", "--config", "review.yaml", "-o", "report"}, dir: "report"},
 		{name: "calibrate import", inputs: map[string][]byte{"bench.jsonl": bench},
 			args: []string{"calibrate", "import", "bench.jsonl", "--soc", "apple-m2", "-o", "r.jsonl"}, files: []string{"r.jsonl"}},
@@ -161,6 +157,16 @@ questions: [best-chip]
 		{name: "simulate", args: []string{"simulate", "--prompt", "64", "--gen", "16", "--trace", "t.json", "--series", "s.csv"},
 			files: []string{"t.json", "s.csv"}},
 	}
+}
+
+// checkoutFile is the file at path in the checkout.
+func checkoutFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // TestKillKeepsEarlierOutputs runs each command that replaces a user's

@@ -102,20 +102,41 @@ func removeLeftovers(path string) {
 // Name is the temporary file's path.
 func (f *File) Name() string { return f.f.Name() }
 
-// Write writes to the temporary file.
-func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+// Write writes to the temporary file. An error says that the target is
+// left as it was.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, f.kept(err)
+}
 
 // Sync flushes what was written to disk.
-func (f *File) Sync() error { return f.f.Sync() }
+func (f *File) Sync() error { return f.kept(f.f.Sync()) }
+
+// kept is err, from the temporary file, as the user reads it: what went
+// wrong (a full disk) and that the target is left as it was, without the
+// hidden name of a file they never see.
+func (f *File) kept(err error) error { return keptAs(f.f.Name(), f.target, err) }
+
+// keptAs is err told of target instead of tmp (its temporary file, or a
+// file in its temporary folder), which is dropped: the error itself and
+// that target is left as it was. Errors about other files are returned
+// as they are.
+func keptAs(tmp, target string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != tmp && !strings.HasPrefix(pe.Path, tmp+string(filepath.Separator)) {
+		return err
+	}
+	return fmt.Errorf("%w; %s is left as it was", pe.Err, target)
+}
 
 // Truncate cuts the temporary file to size bytes and goes on writing
 // there: a writer that failed midway drops its partial last piece.
 func (f *File) Truncate(size int64) error {
 	if err := f.f.Truncate(size); err != nil {
-		return err
+		return f.kept(err)
 	}
 	_, err := f.f.Seek(size, io.SeekStart)
-	return err
+	return f.kept(err)
 }
 
 // Commit puts the file in place of its target: synced, closed and renamed
@@ -134,6 +155,7 @@ func (f *File) CommitAs(path string) (err error) {
 	defer func() {
 		if err != nil {
 			os.Remove(f.f.Name())
+			err = keptAs(f.f.Name(), path, err)
 		}
 	}()
 	if err := f.f.Chmod(f.mode); err != nil {
