@@ -338,6 +338,15 @@ func TestFullDisk(t *testing.T) {
 	if got := listDir(t, mnt); len(got) != 1 {
 		t.Errorf("left on the full disk: %v", got)
 	}
+	sc, err := CreateScratch(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.Write([]byte(old))
+	sc.Close()
+	if want := "no space left on device; " + path + " is left as it was"; err == nil || err.Error() != want {
+		t.Errorf("a scratch file on a full disk: %v, want %q", err, want)
+	}
 	report := filepath.Join(mnt, "report")
 	err = ReplaceDir(context.Background(), report, fillWith(map[string]string{"big": old}))
 	if !errors.Is(err, syscall.ENOSPC) {
@@ -348,5 +357,28 @@ func TestFullDisk(t *testing.T) {
 	}
 	if got := listDir(t, mnt); len(got) != 1 {
 		t.Errorf("left on the full disk: %v", got)
+	}
+}
+
+// TestScratch: a scratch file reads back what was written to it and is
+// never in its folder, so neither a Close nor a kill leaves anything.
+func TestScratch(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := CreateScratch(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("an open scratch file is in its folder: %v", got)
+	}
+	if _, err := sc.Write([]byte("spilled")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(sc); string(got) != "spilled" || err != nil {
+		t.Errorf("read back %q, %v", got, err)
 	}
 }

@@ -197,3 +197,55 @@ func syncDir(dir string) {
 	d.Sync()
 	d.Close()
 }
+
+// Scratch is a file for a writer of a target to spill to and read back
+// while it writes the target (a trace too large to hold in memory until
+// the end). It is made in the target's folder, where the output is going
+// anyway, and removed from the folder at once, so it lasts as long as it
+// is open and nothing of it is left even after a kill. Its errors say, as
+// a [File]'s do, that the target is left as it was.
+type Scratch struct {
+	f      *os.File
+	target string
+}
+
+// CreateScratch makes a scratch file for a writer of path.
+func CreateScratch(path string) (*Scratch, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &Scratch{f: f, target: path}, nil
+}
+
+// Write writes to the scratch file.
+func (s *Scratch) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Read reads from the scratch file.
+func (s *Scratch) Read(p []byte) (int, error) {
+	n, err := s.f.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Seek sets where the next Read or Write goes, as [os.File.Seek].
+func (s *Scratch) Seek(offset int64, whence int) (int64, error) {
+	n, err := s.f.Seek(offset, whence)
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Close ends the scratch file; the space it took is freed.
+func (s *Scratch) Close() error { return s.f.Close() }
