@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -169,7 +170,7 @@ func (t *Trace) settle(until float64) {
 		}
 	}
 	t.base += n
-	t.pending = append(t.pending[:0], t.pending[n:]...)
+	t.pending = slices.Delete(t.pending, 0, n) // the emitted events' args freed
 }
 
 // now is the current time of the run, in seconds: the event kernel's time
