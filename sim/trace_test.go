@@ -141,6 +141,9 @@ func TestStreamTraceIsTheFinishedTrace(t *testing.T) {
 		set  func(*testing.T, *Config)
 	}{
 		{"one prompt, steps interpolated", opts{chipSrc: minimalChip, prompt: 32, gen: 300}, nil},
+		// Rope falls back to the CPU: spans on its track inside each pass.
+		{"line fidelity, fallbacks", opts{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 30, fidelity: Line,
+			sets: []string{"units.npu.ops=[embed, norm, matmul, attention, activation, residual, router]"}}, nil},
 		{"sustained session", opts{chip: "seed-a", model: "llama-3.2-1b"}, func(t *testing.T, c *Config) {
 			c.Scenario, c.Duration = scenario(t, "sustained", "context_limit=600"), 20
 		}},
