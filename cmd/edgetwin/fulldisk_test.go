@@ -18,11 +18,12 @@ import (
 // was, with nothing beside it.
 func TestFullDiskKeepsEarlierOutputs(t *testing.T) {
 	in := t.TempDir() // the inputs, off the small disk
-	bench, review := filepath.Join(in, "bench.jsonl"), filepath.Join(in, "review.yaml")
+	bench := filepath.Join(in, "bench.jsonl")
 	if err := os.WriteFile(bench, bytes.Repeat(checkoutFile(t, "calibrate/testdata/llamabench/m2.jsonl"), 500), 0o644); err != nil {
 		t.Fatal(err) // 3000 rows: 1.2 MB of records
 	}
-	if err := os.WriteFile(review, []byte(smallReview), 0o644); err != nil {
+	review, err := filepath.Abs(smallReview) // the runs are in the tmpfs
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

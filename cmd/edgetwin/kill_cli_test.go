@@ -127,17 +127,9 @@ func (c killCase) whole(got, before, after map[string]string) []string {
 	return bad
 }
 
-// smallReview is a review that reports in under a second: two teaching
-// chips at the analytic fidelity, seven figures, about 1 MB.
-const smallReview = `title: Kill test review
-chips: [seed-a, seed-b]
-models: [{model: llama-3.2-1b, quant: Q4_0}]
-workload: {prompt: 64, gen: 8}
-contexts: [64, 128]
-fidelity: analytic
-requirements: ['ttft_s < 2']
-questions: [best-chip]
-`
+// smallReview is the review of testdata/small-review.yaml, which reports
+// in under a second.
+const smallReview = "testdata/small-review.yaml"
 
 // killCases are the commands that replace a user's files: a report over
 // an earlier one, an import and a fit over earlier files, and a
@@ -148,7 +140,7 @@ func killCases(t *testing.T) []killCase {
 	bench := bytes.Repeat(checkoutFile(t, "calibrate/testdata/llamabench/m2.jsonl"), 500) // 3000 rows
 	public := bytes.SplitAfterN(checkoutFile(t, "examples/public/records.jsonl"), []byte("\n"), 5)
 	return []killCase{
-		{name: "report", inputs: map[string][]byte{"review.yaml": []byte(smallReview)},
+		{name: "report", inputs: map[string][]byte{"review.yaml": checkoutFile(t, "cmd/edgetwin/"+smallReview)},
 			args: []string{"report", "--config", "review.yaml", "-o", "report"}, dir: "report"},
 		{name: "calibrate import", inputs: map[string][]byte{"bench.jsonl": bench},
 			args: []string{"calibrate", "import", "bench.jsonl", "--soc", "apple-m2", "-o", "r.jsonl"}, files: []string{"r.jsonl"}},
