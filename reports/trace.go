@@ -24,16 +24,16 @@ func WriteTrace(path string, t *sim.Trace) error {
 // long run's trace costs disk, not memory: give Trace to the run as its
 // Config.Trace, then Commit. The settled events go to a scratch file
 // beside path (an [atomicfile.Scratch]: it leaves nothing behind, even
-// after a kill); Commit writes path atomically from it, with the same bytes as
-// [WriteTrace] of a trace held in memory. Until Commit, path is untouched.
+// after a kill); Commit writes path atomically from it, with the same
+// bytes as [WriteTrace] of a trace held in memory. Until Commit, path is
+// untouched.
 type TraceFile struct {
 	// Trace is the trace to record (a [sim.StreamTrace]).
 	Trace *sim.Trace
 	path  string
 	spill *atomicfile.Scratch
 	buf   *bufio.Writer
-	n     int             // events in spill
-	stop  func(err error) // called on the first error, to stop the run
+	n     int // events in spill
 }
 
 // CreateTrace starts a trace file that will replace path.
