@@ -35,8 +35,9 @@ type killCase struct {
 	dir    string   // output folder (report -o), or ""
 }
 
-// earlier is what an output held before the command ran: for a file,
-// one line naming it; for the report folder, an earlier report.
+// plantEarlier puts in dir what the outputs held before the command ran:
+// for a file, one line naming it; for the report folder, an earlier
+// report.
 func (c killCase) plantEarlier(t *testing.T, dir string) {
 	t.Helper()
 	for _, f := range c.files {
@@ -53,8 +54,10 @@ func (c killCase) plantEarlier(t *testing.T, dir string) {
 	}
 }
 
+// earlierFile is what the output file name held before the command.
 func earlierFile(name string) []byte { return []byte("earlier " + name + ", which no kill may lose\n") }
 
+// earlierReport is the earlier report's files (its marker besides).
 var earlierReport = map[string]string{"index.html": "earlier page", "report.md": "earlier text", "old-figure.svg": "<svg/>"}
 
 // writeEarlierReport makes out an earlier report holding files, with the
