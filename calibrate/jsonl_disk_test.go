@@ -3,11 +3,11 @@ package calibrate
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/internal/atomicfile/atomicfiletest"
 )
 
 // TestCreateDiscardKeepsEarlier: a run that gives up leaves the earlier
@@ -35,14 +35,7 @@ func TestCreateDiscardKeepsEarlier(t *testing.T) {
 // TestWriterFullDisk fills a 64 KiB tmpfs with records: the write that
 // does not fit fails, and the file put in place holds whole records only.
 func TestWriterFullDisk(t *testing.T) {
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root on Linux")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v: %s)", err, out)
-	}
-	t.Cleanup(func() { syscall.Unmount(mnt, 0) })
+	mnt := atomicfiletest.SmallDisk(t, "64k")
 	path := filepath.Join(mnt, "r.jsonl")
 	w, err := Create(path)
 	if err != nil {

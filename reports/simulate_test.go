@@ -35,7 +35,11 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func teachingResult(t *testing.T) *sim.Result {
+func teachingResult(t *testing.T) *sim.Result { return teachingRun(t, nil) }
+
+// teachingRun is a short run of the teaching MoE on seed-c, recording its
+// timeline in trace when trace is not nil.
+func teachingRun(t *testing.T, trace *sim.Trace) *sim.Result {
 	t.Helper()
 	chip, err := hw.LoadChip("seed-c", nil)
 	if err != nil {
@@ -47,7 +51,7 @@ func teachingResult(t *testing.T) *sim.Result {
 	}
 	q, _ := workloads.ParseQuant("Q4_0")
 	kv, _ := workloads.ParseKVFormat("F16")
-	r, err := sim.Run(context.Background(), sim.Config{Chip: chip, Model: model, Quant: q, KV: kv, Prompt: 64, Gen: 8, Batch: 1, Seed: 1})
+	r, err := sim.Run(context.Background(), sim.Config{Chip: chip, Model: model, Quant: q, KV: kv, Prompt: 64, Gen: 8, Batch: 1, Seed: 1, Trace: trace})
 	if err != nil {
 		t.Fatal(err)
 	}

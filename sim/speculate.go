@@ -299,6 +299,7 @@ func (e *engine) speculate(ctx context.Context, base, gen int) ([]float64, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		e.traceSettle(e.clock) // the cycles before are in the trace, whole
 		at := base + len(steps)
 		// The draft proposes n tokens, one step each, from the context
 		// the model accepted.

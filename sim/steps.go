@@ -59,6 +59,10 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// Every step before this one is in the trace, shifted where it
+		// ran after skipped steps; the skipped ones, and all that follows,
+		// start at the clock or later.
+		e.traceSettle(e.clock)
 		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.Batch, Seed: c.Seed}
 		// Once the governor is at work, clocks may move at any poll: no
 		// step is skipped, so heat and clocks follow every step, and the

@@ -3,8 +3,13 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+	"slices"
 	"sort"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/workloads"
 )
 
 // TestTraceOfADecode: a llama-2-7b run's trace is valid trace-event JSON
@@ -103,4 +108,89 @@ func simulateTraced(t *testing.T, o opts, tr *Trace) *Result {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestStreamTraceIsTheFinishedTrace: a streamed trace emits, after its
+// metadata, exactly the events of a trace held to the end and sorted,
+// in the same order — through interpolated steps shifted behind the ones
+// they skipped, sessions of many turns, think time and speculative turns
+// — while holding no more than a few steps' events at a time.
+func TestStreamTraceIsTheFinishedTrace(t *testing.T) {
+	scenario := func(t *testing.T, ref string, sets ...string) *workloads.Scenario {
+		var ovs []spec.Override
+		for _, s := range sets {
+			ov, err := spec.ParseOverride(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ovs = append(ovs, ov)
+		}
+		sc, err := workloads.LoadScenario(ref, ovs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	draft, err := workloads.LoadModel("llama-3.2-1b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		o    opts
+		set  func(*testing.T, *Config)
+	}{
+		{"one prompt, steps interpolated", opts{chipSrc: minimalChip, prompt: 32, gen: 300}, nil},
+		// Rope falls back to the CPU: spans on its track inside each pass.
+		{"line fidelity, fallbacks", opts{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 30, fidelity: Line,
+			sets: []string{"units.npu.ops=[embed, norm, matmul, attention, activation, residual, router]"}}, nil},
+		{"sustained session", opts{chip: "seed-a", model: "llama-3.2-1b"}, func(t *testing.T, c *Config) {
+			c.Scenario, c.Duration = scenario(t, "sustained", "context_limit=600"), 20
+		}},
+		{"chat, speculative turns", opts{chip: "seed-c", model: "llama-3.2-3b"}, func(t *testing.T, c *Config) {
+			c.Scenario = scenario(t, "chat-30", "turns=4")
+			c.Draft = &Draft{Model: draft}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(tr *Trace) {
+				cfg := configFor(t, tc.o)
+				if tc.set != nil {
+					tc.set(t, &cfg)
+				}
+				cfg.Trace = tr
+				if _, err := Run(t.Context(), cfg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			whole := &Trace{}
+			run(whole)
+			var emitted []TraceEvent
+			most := 0
+			var streamed *Trace
+			streamed = StreamTrace(func(ev TraceEvent) error {
+				emitted = append(emitted, ev)
+				most = max(most, len(streamed.pending))
+				return nil
+			})
+			run(streamed)
+			got := append(slices.Clone(streamed.Events), emitted...)
+			if len(got) != len(whole.Events) {
+				t.Fatalf("streamed %d events, the whole trace has %d", len(got), len(whole.Events))
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i], whole.Events[i]) {
+					t.Fatalf("event %d streamed as %+v, in the whole trace %+v", i, got[i], whole.Events[i])
+				}
+			}
+			if len(streamed.pending) != 0 || len(streamed.tail) != 0 {
+				t.Errorf("%d events and %d counters never emitted", len(streamed.pending), len(streamed.tail))
+			}
+			// A prefill's events wait for its first decode step (a
+			// third of the one-prompt run's); after it, a step's.
+			if most > len(got)/3 {
+				t.Errorf("held up to %d of %d events", most, len(got))
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/edgetwin/edgetwin/calibrate"
@@ -98,13 +99,17 @@ row takes the one whose parameter count is within 1% of its model_n_params.`,
 				return outputErr("-o", out, err)
 			}
 			for _, r := range all {
-				if err := w.Write(r); err != nil {
+				if err := context.Cause(cmd.Context()); err != nil {
 					w.Discard()
 					return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
 				}
+				if err := w.Write(r); err != nil {
+					w.Discard()
+					return fmt.Errorf("-o %s: %w", out, err) // says the file is left as it was
+				}
 			}
 			if err := w.Close(); err != nil {
-				return fmt.Errorf("-o %s: %w; the file is left as it was", out, err)
+				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), summary)
 			return nil

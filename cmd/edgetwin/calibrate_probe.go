@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/edgetwin/edgetwin/calibrate"
@@ -159,8 +157,8 @@ func runProbe(ctx context.Context, f probeFlags, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopOnSignal(ctx)
-	defer stop()
+	// Ctrl-C or SIGTERM has cancelled ctx by then (run's context): the
+	// probe stops after its current record.
 	ctx, cancel := context.WithTimeoutCause(ctx, job.timeout, fmt.Errorf("--timeout %s reached", f.timeout))
 	defer cancel()
 	start := time.Now()
@@ -263,26 +261,4 @@ func emitSoC(path string, s *target.Session, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "chip file: %s\n", path)
 	return nil
-}
-
-// stopOnSignal is ctx, cancelled with the signal as its cause on SIGINT or
-// SIGTERM: the probe then stops after its current record.
-func stopOnSignal(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case sig := <-sigs:
-			// A second Ctrl-C ends edgetwin at once: the records are
-			// on disk already.
-			signal.Stop(sigs)
-			cancel(fmt.Errorf("%v received", sig))
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		cancel(nil)
-	}
 }

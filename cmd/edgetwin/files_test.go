@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -150,16 +149,8 @@ func TestReportInterrupted(t *testing.T) {
 	cli := targettest.BuildEdgetwin(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "report")
-	os.Mkdir(out, 0o755)
 	earlier := map[string]string{"index.html": "earlier page", "report.md": "earlier text"}
-	var listed []string
-	for name, data := range earlier {
-		os.WriteFile(filepath.Join(out, name), []byte(data), 0o644)
-		listed = append(listed, name)
-	}
-	slices.Sort(listed)
-	marker := "edgetwin report: the files below were written by edgetwin report and are replaced by the next report into this folder\n" + strings.Join(listed, "\n") + "\n"
-	os.WriteFile(filepath.Join(out, ".edgetwin-report"), []byte(marker), 0o644)
+	writeEarlierReport(t, out, earlier)
 
 	for _, delay := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
 		cmd := exec.Command(cli, "report", "--config", "../../examples/review/review.yaml", "-o", out)

@@ -69,10 +69,10 @@ first scenario (or the single prompt without one). Questions are ids —
 			if err != nil {
 				return inputErr(err)
 			}
-			// Ctrl-C or SIGTERM stops the runs and the writing, and the
-			// folder being built is removed: -o is left as it was.
-			ctx, stop := stopOnSignal(cmd.Context())
-			defer stop()
+			// Ctrl-C or SIGTERM (run's context) stops the runs and the
+			// writing, and the folder being built is removed: -o is left
+			// as it was.
+			ctx := cmd.Context()
 			b, err := p.Run(ctx, cmd.ErrOrStderr())
 			if err != nil {
 				return err

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/internal/suggest"
@@ -55,15 +59,45 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(context.Background())
+	// Ctrl-C or SIGTERM cancels the command's context: its runs stop and
+	// what it was writing is dropped, so its outputs are left as they were.
+	ctx, stop := stopOnSignal(context.Background())
+	defer stop()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	if c := context.Cause(ctx); c != nil && errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), c.Error()) {
+		err = fmt.Errorf("%w (%v)", err, c) // say why the context was cancelled
 	}
 	fmt.Fprintln(stderr, "edgetwin: "+spec.OneLine(err.Error()))
 	if spec.IsUserInput(err) {
 		return exitBadInput
 	}
 	return exitInternal
+}
+
+// stopOnSignal is ctx, cancelled with the signal as its cause on SIGINT or
+// SIGTERM: a command then stops its runs (a probe after its current
+// record) and drops what it was writing.
+func stopOnSignal(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			// A second Ctrl-C ends edgetwin at once, as a kill would:
+			// the outputs are whole either way.
+			signal.Stop(sigs)
+			cancel(fmt.Errorf("%v received", sig))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
 }
 
 func newRoot() *cobra.Command {

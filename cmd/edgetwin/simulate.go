@@ -218,11 +218,18 @@ DRAM and L3 behaviour and where the time went.`,
 			if err != nil {
 				return err
 			}
+			var trace *reports.TraceFile
 			if tracePath != "" {
 				if cfg.Fidelity == sim.Analytic {
 					return inputErrorf("--trace needs the tile or line fidelity: the analytic one has no timeline")
 				}
-				cfg.Trace = &sim.Trace{}
+				// The trace goes to disk as the run goes: a long run's
+				// would not fit in memory.
+				if trace, err = reports.CreateTrace(tracePath); err != nil {
+					return outputErr("--trace", tracePath, err)
+				}
+				defer trace.Close()
+				cfg.Trace = trace.Trace
 			}
 			r, err := sim.Run(cmd.Context(), cfg)
 			if err != nil {
@@ -233,8 +240,8 @@ DRAM and L3 behaviour and where the time went.`,
 			if err := reports.WriteSimulate(cmd.OutOrStdout(), r, format); err != nil {
 				return err
 			}
-			if tracePath != "" {
-				if err := reports.WriteTrace(tracePath, cfg.Trace); err != nil {
+			if trace != nil {
+				if err := trace.Commit(); err != nil {
 					return fmt.Errorf("--trace %s: %w", tracePath, err)
 				}
 			}

@@ -8,11 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/internal/atomicfile/atomicfiletest"
 )
 
 // listDir is the names in dir, sorted, so a test sees every leftover.
@@ -317,18 +318,7 @@ func TestRecoverAfterKill(t *testing.T) {
 // TestFullDisk writes into a 64 KiB tmpfs: the write that does not fit
 // fails and the file written before it is whole.
 func TestFullDisk(t *testing.T) {
-	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root on Linux")
-	}
-	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v: %s)", err, out)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(mnt, 0); err != nil {
-			t.Errorf("unmount %s: %v", mnt, err)
-		}
-	})
+	mnt := atomicfiletest.SmallDisk(t, "64k")
 	path := filepath.Join(mnt, "records.jsonl")
 	old := strings.Repeat("old record\n", 3000) // 33 KB: a second copy cannot fit beside it
 	if err := WriteFile(path, []byte(old)); err != nil {
@@ -338,17 +328,57 @@ func TestFullDisk(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("write on a full disk: %v, want ENOSPC", err)
 	}
+	// The message names the target, not the removed temporary file.
+	if want := "no space left on device; " + path + " is left as it was"; err == nil || err.Error() != want {
+		t.Errorf("write on a full disk: %v, want %q", err, want)
+	}
 	if mustRead(t, path) != old {
 		t.Error("the old file was damaged by the failed write")
 	}
 	if got := listDir(t, mnt); len(got) != 1 {
 		t.Errorf("left on the full disk: %v", got)
 	}
-	err = ReplaceDir(context.Background(), filepath.Join(mnt, "report"), fillWith(map[string]string{"big": old}))
+	sc, err := CreateScratch(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.Write([]byte(old))
+	sc.Close()
+	if want := "no space left on device; " + path + " is left as it was"; err == nil || err.Error() != want {
+		t.Errorf("a scratch file on a full disk: %v, want %q", err, want)
+	}
+	report := filepath.Join(mnt, "report")
+	err = ReplaceDir(context.Background(), report, fillWith(map[string]string{"big": old}))
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("a folder on a full disk: %v, want ENOSPC", err)
 	}
+	if want := "no space left on device; " + report + " is left as it was"; err == nil || err.Error() != want {
+		t.Errorf("a folder on a full disk: %v, want %q", err, want)
+	}
 	if got := listDir(t, mnt); len(got) != 1 {
 		t.Errorf("left on the full disk: %v", got)
+	}
+}
+
+// TestScratch: a scratch file reads back what was written to it and is
+// never in its folder, so neither a Close nor a kill leaves anything.
+func TestScratch(t *testing.T) {
+	dir := t.TempDir()
+	sc, err := CreateScratch(filepath.Join(dir, "trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("an open scratch file is in its folder: %v", got)
+	}
+	if _, err := sc.Write([]byte("spilled")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(sc); string(got) != "spilled" || err != nil {
+		t.Errorf("read back %q, %v", got, err)
 	}
 }

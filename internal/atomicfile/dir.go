@@ -25,6 +25,7 @@ const (
 // done before the swap, the new folder is removed and dir is untouched.
 // Leftovers of killed runs are dealt with first (see [Recover]).
 func ReplaceDir(ctx context.Context, dir string, fill func(tmp string) error) (err error) {
+	given := dir // as the user named it, for messages
 	dir, err = filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -46,7 +47,7 @@ func ReplaceDir(ctx context.Context, dir string, fill func(tmp string) error) (e
 		return err
 	}
 	if err := fill(tmp); err != nil {
-		return err
+		return keptAs(tmp, given, err)
 	}
 	if err := context.Cause(ctx); err != nil {
 		return err

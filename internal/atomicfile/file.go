@@ -102,20 +102,41 @@ func removeLeftovers(path string) {
 // Name is the temporary file's path.
 func (f *File) Name() string { return f.f.Name() }
 
-// Write writes to the temporary file.
-func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+// Write writes to the temporary file. An error says that the target is
+// left as it was.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.f.Write(p)
+	return n, f.kept(err)
+}
 
 // Sync flushes what was written to disk.
-func (f *File) Sync() error { return f.f.Sync() }
+func (f *File) Sync() error { return f.kept(f.f.Sync()) }
+
+// kept is err, from the temporary file, as the user reads it: what went
+// wrong (a full disk) and that the target is left as it was, without the
+// hidden name of a file they never see.
+func (f *File) kept(err error) error { return keptAs(f.f.Name(), f.target, err) }
+
+// keptAs is err told of target instead of tmp (its temporary file, or a
+// file in its temporary folder), which is dropped: the error itself and
+// that target is left as it was. Errors about other files are returned
+// as they are.
+func keptAs(tmp, target string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != tmp && !strings.HasPrefix(pe.Path, tmp+string(filepath.Separator)) {
+		return err
+	}
+	return fmt.Errorf("%w; %s is left as it was", pe.Err, target)
+}
 
 // Truncate cuts the temporary file to size bytes and goes on writing
 // there: a writer that failed midway drops its partial last piece.
 func (f *File) Truncate(size int64) error {
 	if err := f.f.Truncate(size); err != nil {
-		return err
+		return f.kept(err)
 	}
 	_, err := f.f.Seek(size, io.SeekStart)
-	return err
+	return f.kept(err)
 }
 
 // Commit puts the file in place of its target: synced, closed and renamed
@@ -134,6 +155,7 @@ func (f *File) CommitAs(path string) (err error) {
 	defer func() {
 		if err != nil {
 			os.Remove(f.f.Name())
+			err = keptAs(f.f.Name(), path, err)
 		}
 	}()
 	if err := f.f.Chmod(f.mode); err != nil {
@@ -175,3 +197,55 @@ func syncDir(dir string) {
 	d.Sync()
 	d.Close()
 }
+
+// Scratch is a file for a writer of a target to spill to and read back
+// while it writes the target (a trace too large to hold in memory until
+// the end). It is made in the target's folder, where the output is going
+// anyway, and removed from the folder at once, so it lasts as long as it
+// is open and nothing of it is left even after a kill. Its errors say, as
+// a [File]'s do, that the target is left as it was.
+type Scratch struct {
+	f      *os.File
+	target string
+}
+
+// CreateScratch makes a scratch file for a writer of path.
+func CreateScratch(path string) (*Scratch, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(path)+"*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &Scratch{f: f, target: path}, nil
+}
+
+// Write writes to the scratch file.
+func (s *Scratch) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Read reads from the scratch file.
+func (s *Scratch) Read(p []byte) (int, error) {
+	n, err := s.f.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Seek sets where the next Read or Write goes, as [os.File.Seek].
+func (s *Scratch) Seek(offset int64, whence int) (int64, error) {
+	n, err := s.f.Seek(offset, whence)
+	return n, keptAs(s.f.Name(), s.target, err)
+}
+
+// Close ends the scratch file; the space it took is freed.
+func (s *Scratch) Close() error { return s.f.Close() }
