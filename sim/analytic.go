@@ -69,7 +69,7 @@ func (e *engine) analyticPass(ops []workloads.Op) float64 {
 			e.st.l3HitBytes += s.bytes * h
 		}
 		e.st.ops += op.FLOPs
-		d := float64(e.unit.Dispatch)
+		d := float64(e.unit.OpCost())
 		compute := e.computeSeconds(op, streamed, resident)
 		start := p.unit
 		p.unit += d

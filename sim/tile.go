@@ -160,7 +160,7 @@ func (s *stream) next() {
 			e.runFallback(op, s.finish)
 			return
 		}
-		d := float64(e.unit.Dispatch)
+		d := float64(e.unit.OpCost())
 		e.st.dispatch += d
 		s.opStart = e.now()
 		if e.trace != nil {
