@@ -19,10 +19,12 @@ import (
 )
 
 // DefaultFitParams are the parameters a fit chooses among when none are
-// named: compute efficiency by unit kind, weight format and GEMM/GEMV, the
-// unit's on-chip (SRAM) bandwidth and dispatch cost by unit kind, DRAM
-// sequential efficiency by memory type, and the DMA set-up per transfer.
-var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "dma_setup"}
+// named: compute efficiency by unit kind, weight format and GEMM/GEMV (a
+// CPU's GEMV by core design), the unit's on-chip (SRAM) bandwidth and
+// dispatch cost by unit kind, a CPU's barrier per thread (which only
+// records on more than one thread see), DRAM sequential efficiency by
+// memory type, and the DMA set-up per transfer.
+var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "barrier", "dma_setup"}
 
 // FitOptions configure [FitRecords].
 type FitOptions struct {
