@@ -274,7 +274,8 @@ func withRuntime(chip *hw.Chip, ch Choice, threads int) *hw.Chip {
 
 // applyCores gives CPU u the runtime's GEMV shares for its cores' design:
 // on the unit itself when its cores are alike, else on each cluster whose
-// design the profile lists, where the chip leaves the figure assumed.
+// design the profile lists, where the chip leaves the figure (and the
+// unit's for that format) assumed.
 func applyCores(u *hw.Unit, p *runtimes.Profile, prefix string, assumed func(string) bool, set func(path, value, source string), cite func(string) string) {
 	give := func(core, at string, by *map[string]units.Fraction) {
 		ce, ok := p.Efficiency.Cores[core]
@@ -282,8 +283,10 @@ func applyCores(u *hw.Unit, p *runtimes.Profile, prefix string, assumed func(str
 			return
 		}
 		for _, f := range slices.Sorted(maps.Keys(ce.GEMV)) {
+			// A figure the chip, a calibration or a --set gives the whole
+			// unit stands for its clusters too.
 			path := at + "gemv_efficiency_by." + f
-			if !assumed(path) {
+			if !assumed(path) || !assumed(prefix+"gemv_efficiency_by."+f) {
 				continue
 			}
 			if *by == nil {
