@@ -19,10 +19,12 @@ import (
 )
 
 // DefaultFitParams are the parameters a fit chooses among when none are
-// named: compute efficiency by unit kind, weight format and GEMM/GEMV, the
-// unit's on-chip (SRAM) bandwidth and dispatch cost by unit kind, DRAM
-// sequential efficiency by memory type, and the DMA set-up per transfer.
-var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "dma_setup"}
+// named: compute efficiency by unit kind, weight format and GEMM/GEMV (a
+// CPU's GEMV by core design), the unit's on-chip (SRAM) bandwidth and
+// dispatch cost by unit kind, a CPU's barrier per thread (which only
+// records on more than one thread see), DRAM sequential efficiency by
+// memory type, and the DMA set-up per transfer.
+var DefaultFitParams = []string{"gemm_efficiency", "gemv_efficiency", "sram_bandwidth", "seq_efficiency", "dispatch", "barrier", "dma_setup"}
 
 // FitOptions configure [FitRecords].
 type FitOptions struct {
@@ -57,10 +59,10 @@ type FitOptions struct {
 }
 
 // RuntimeParams are the parameters a runtime profile carries: its
-// kernels' share of the peak (GEMM, GEMV, by format), its dispatch cost
-// and the share of the DRAM peak its decode streams at. The rest of
+// kernels' share of the peak (GEMM, GEMV, by format and for a CPU by core
+// design), its dispatch cost, a CPU runtime's barrier cost per thread and the share of the DRAM peak its decode streams at. The rest of
 // ParamNames are the chip's.
-var RuntimeParams = []string{"gemm_efficiency", "gemv_efficiency", "dispatch", "seq_efficiency"}
+var RuntimeParams = []string{"gemm_efficiency", "gemv_efficiency", "dispatch", "barrier", "seq_efficiency"}
 
 // ParamNames lists every parameter an overlay may carry.
 func ParamNames() []string {
@@ -148,6 +150,38 @@ type recInfo struct {
 	others   []string // formats of the other matrices (the output's Q6_K of a Q4_0 model)
 	gemv     bool     // matrix-vector work: a GEMV, or a decode of up to 4 sequences
 	runtime  string   // the backend that ran it (RuntimeOf); "" unknown
+	// cores are the core designs of the CPU cores the record ran on, ""
+	// for cores of no named design; nil off a CPU.
+	cores []string
+}
+
+// coreDesigns lists the core designs of the first n cores of CPU u (all
+// of them for n ≤ 0), clusters filled fastest first as threads fill
+// them; "" stands for cores whose design the chip does not name.
+func coreDesigns(u *hw.Unit, n int) []string {
+	if n <= 0 || n > u.Cores {
+		n = u.Cores
+	}
+	if len(u.Clusters) == 0 {
+		return []string{u.Core}
+	}
+	var out []string
+	for _, c := range u.Clusters {
+		if n <= 0 {
+			break
+		}
+		n -= c.Cores
+		if d := u.CoreOf(c); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// designed reports whether every core of the record is of a named design,
+// so the CPU's own (undesigned) GEMV figures do not reach it.
+func (r recInfo) designed() bool {
+	return len(r.cores) > 0 && !slices.Contains(r.cores, "")
 }
 
 // RuntimeOf names the runtime of a record's backend: the text before the
@@ -190,6 +224,12 @@ func relevant(p Param, r recInfo) bool {
 		if !slices.Contains(r.formats, p.Dtype) {
 			return false
 		}
+		if p.Param == "gemv_efficiency" && r.gemv {
+			if p.Core != "" {
+				return slices.Contains(r.cores, p.Core)
+			}
+			return !r.designed()
+		}
 		return (p.Param == "gemv_efficiency") == r.gemv
 	case memoryScope:
 		return p.Memory == r.memory
@@ -215,28 +255,25 @@ func poolsOf(params []Param, info []recInfo) []pool {
 	var out []pool
 	at := map[string]int{}
 	for j, par := range params {
-		fallback := Param{Param: par.Param}
+		var fallbacks []Param
 		switch defOf(par.Param).scope {
 		case unitScope:
 			if par.Dtype == "" {
 				continue
 			}
-			fallback.UnitKind = par.UnitKind
+			fallbacks = append(fallbacks, Param{Param: par.Param, UnitKind: par.UnitKind})
+			// A core design's figure also falls back to its format's,
+			// pooled over the designs.
+			if par.Core != "" {
+				fallbacks = append(fallbacks, Param{Param: par.Param, UnitKind: par.UnitKind, Dtype: par.Dtype})
+			}
 		case memoryScope:
 			if par.Memory == "" {
 				continue
 			}
+			fallbacks = append(fallbacks, Param{Param: par.Param})
 		default:
 			continue
-		}
-		k := fallback.Key()
-		if slices.ContainsFunc(params, func(q Param) bool { return q.Key() == k }) {
-			continue // fitted directly
-		}
-		i, ok := at[k]
-		if !ok {
-			i, at[k] = len(out), len(out)
-			out = append(out, pool{param: fallback})
 		}
 		var n float64
 		for _, r := range info {
@@ -244,8 +281,19 @@ func poolsOf(params []Param, info []recInfo) []pool {
 				n++
 			}
 		}
-		out[i].members = append(out[i].members, j)
-		out[i].weights = append(out[i].weights, n)
+		for _, fallback := range fallbacks {
+			k := fallback.Key()
+			if slices.ContainsFunc(params, func(q Param) bool { return q.Key() == k }) {
+				continue // fitted directly
+			}
+			i, ok := at[k]
+			if !ok {
+				i, at[k] = len(out), len(out)
+				out = append(out, pool{param: fallback})
+			}
+			out[i].members = append(out[i].members, j)
+			out[i].weights = append(out[i].weights, n)
+		}
 	}
 	return out
 }
@@ -269,6 +317,16 @@ func (pl pool) value(theta []float64, defs []*paramDef) float64 {
 func (pl pool) touches(r recInfo, params []Param) bool {
 	switch defOf(pl.param.Param).scope {
 	case unitScope:
+		if pl.param.Dtype != "" {
+			// A format's figure pooled over core designs: the records of
+			// that format with a core of no design that has its own.
+			if r.unitKind != pl.param.UnitKind || !r.gemv || !slices.Contains(r.formats, pl.param.Dtype) {
+				return false
+			}
+			return slices.ContainsFunc(r.cores, func(d string) bool {
+				return d == "" || !slices.ContainsFunc(pl.members, func(j int) bool { return params[j].Core == d })
+			})
+		}
 		return r.unitKind == pl.param.UnitKind && (pl.param.Param == "gemv_efficiency") == r.gemv
 	case memoryScope:
 		return !slices.ContainsFunc(pl.members, func(j int) bool { return params[j].Memory == r.memory })
@@ -289,9 +347,21 @@ func candidates(r recInfo, names []string) []Param {
 		eff = "gemv_efficiency"
 	}
 	for _, f := range r.formats {
-		add(eff, r.unitKind, f, "")
+		if !r.gemv || len(r.cores) == 0 {
+			add(eff, r.unitKind, f, "")
+			continue
+		}
+		// A CPU's GEMV: a figure per core design it ran on.
+		for _, d := range r.cores {
+			if slices.Contains(names, eff) {
+				out = append(out, Param{Param: eff, UnitKind: r.unitKind, Dtype: f, Core: d})
+			}
+		}
 	}
 	add("dispatch", r.unitKind, "", "")
+	if r.unitKind == hw.CPU {
+		add("barrier", r.unitKind, "", "")
+	}
 	add("fallback_sync", r.unitKind, "", "")
 	add("sram_bandwidth", r.unitKind, "", "")
 	add("seq_efficiency", "", "", r.memory)
@@ -311,6 +381,13 @@ func before(c *hw.Chip, p Param, unit string) float64 {
 		return u.Efficiency(1, p.Dtype)
 	case "dispatch":
 		return float64(u.Dispatch)
+	case "barrier":
+		// None given: the fit starts from a cache line's trip between
+		// cores, about 100 ns (a log-scaled figure cannot start at 0).
+		if u.Barrier == 0 {
+			return barrierStart
+		}
+		return float64(u.Barrier)
 	case "fallback_sync":
 		return float64(u.FallbackSync)
 	case "sram_bandwidth":
@@ -326,6 +403,10 @@ func before(c *hw.Chip, p Param, unit string) float64 {
 	}
 	panic("calibrate: no chip field for " + p.Param)
 }
+
+// barrierStart is where a fit of a CPU's barrier cost starts when the chip
+// gives none.
+const barrierStart = 100e-9
 
 // toTheta and fromTheta map a parameter between its value and the
 // unbounded scale the optimiser works on: a logistic between the bounds,
@@ -387,12 +468,12 @@ func (p *problem) overlays(theta []float64) []*Overlay {
 		ov := &Overlay{Source: "fit"}
 		for j, par := range p.params {
 			if relevant(par, r) {
-				ov.Params = append(ov.Params, NewParam(par.Param, par.UnitKind, par.Dtype, par.Memory, fromTheta(p.defs[j], theta[j]), 0))
+				ov.Params = append(ov.Params, NewParam(par.Param, par.UnitKind, par.Dtype, par.Memory, fromTheta(p.defs[j], theta[j]), 0).withCore(par.Core))
 			}
 		}
 		for _, pl := range p.pools {
 			if pl.touches(r, p.params) {
-				ov.Params = append(ov.Params, NewParam(pl.param.Param, pl.param.UnitKind, "", "", pl.value(theta, p.defs), 0))
+				ov.Params = append(ov.Params, NewParam(pl.param.Param, pl.param.UnitKind, pl.param.Dtype, "", pl.value(theta, p.defs), 0))
 			}
 		}
 		out[i] = ov
@@ -619,6 +700,9 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 		base := strings.ToLower(q.Base().Name())
 		inf := recInfo{phase: PhaseOf(r.Kind), unitKind: chip.Unit(unit).Kind, memory: chip.Memory.DRAM.Type, formats: []string{base},
 			gemv: r.Kind == KindGEMV || decodes(r) && max(1, r.Shape.Batch) <= 4, runtime: RuntimeOf(r.Backend)}
+		if u := chip.Unit(unit); u.Kind == hw.CPU {
+			inf.cores = coreDesigns(u, r.Threads)
+		}
 		if r.Kind != KindGEMV && r.Kind != KindGEMM {
 			m, err := fast.model(r.Model)
 			if err != nil {
@@ -871,7 +955,7 @@ func (p *problem) report(theta, r []float64, J *mat.Dense, beforeOf map[string]f
 			se = 0
 		}
 		out[j] = FitParam{
-			Param:      newParam(par.Param, par.UnitKind, par.Dtype, par.Memory, v, se, 5),
+			Param:      newParam(par.Param, par.UnitKind, par.Dtype, par.Memory, v, se, 5).withCore(par.Core),
 			Before:     beforeOf[par.Key()],
 			Identified: slices.Contains(ids, j) || atBound[j],
 			AtBound:    atBound[j],
@@ -973,7 +1057,7 @@ func (pl pool) report(theta []float64, fitted []FitParam, defs []*paramDef, befo
 	}
 	par := pl.param
 	return FitParam{
-		Param:      newParam(par.Param, par.UnitKind, "", "", mean, math.Sqrt((spread+variance)/w), 5),
+		Param:      newParam(par.Param, par.UnitKind, par.Dtype, "", mean, math.Sqrt((spread+variance)/w), 5),
 		Before:     beforeOf[fitted[pl.members[0]].Key()],
 		Identified: identified,
 		Unresolved: unresolved,

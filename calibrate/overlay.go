@@ -37,11 +37,16 @@ type Overlay struct {
 // is the unit's figure for every format without its own, and a memory
 // figure without memory is for every DRAM type without its own.
 type Param struct {
-	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|fallback_sync|sram_bandwidth|seq_efficiency|random_penalty|dram_latency|dma_setup"`
+	Param    string `yaml:"param" spec:"required,oneof=gemm_efficiency|gemv_efficiency|dispatch|barrier|fallback_sync|sram_bandwidth|seq_efficiency|random_penalty|dram_latency|dma_setup"`
 	UnitKind string `yaml:"unit_kind,omitempty" spec:"oneof=npu|gpu|cpu|dsp"`
 	// Dtype is the weights' storage format (q4_0, q8_0, f16, …) an
 	// efficiency is for; empty, the unit's scalar efficiency.
-	Dtype  string `yaml:"dtype,omitempty"`
+	Dtype string `yaml:"dtype,omitempty"`
+	// Core is the CPU core design (hw.CoreFamilies) a GEMV efficiency of
+	// a dtype is for: it lands on the clusters of that design (or on a CPU
+	// whose cores are all of it). Empty: every core without a figure of
+	// its design.
+	Core   string `yaml:"core,omitempty"`
 	Memory string `yaml:"memory,omitempty" spec:"oneof=LPDDR4|LPDDR4X|LPDDR5|LPDDR5X|LPDDR5T|DDR4|DDR5|GDDR6|HBM2|HBM3"`
 	// Value and Stderr are quantities in the parameter's unit (a
 	// fraction, a duration, a plain factor); Stderr is the fit's one-sigma
@@ -84,6 +89,7 @@ var paramDefs = []paramDef{
 	{name: "gemm_efficiency", scope: unitScope, path: "gemm_efficiency", byFormat: "gemm_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
 	{name: "gemv_efficiency", scope: unitScope, path: "gemv_efficiency", byFormat: "gemv_efficiency_by", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
 	{name: "dispatch", scope: unitScope, path: "dispatch", kind: units.KindDuration, lo: 1e-9, hi: 1e-2, log: true, binds: 1},
+	{name: "barrier", scope: unitScope, path: "barrier", kind: units.KindDuration, lo: 1e-10, hi: 1e-3, log: true, binds: 1},
 	{name: "fallback_sync", scope: unitScope, path: "fallback_sync", kind: units.KindDuration, lo: 1e-9, hi: 1e-1, log: true, binds: 1},
 	{name: "sram_bandwidth", scope: unitScope, path: "sram_bandwidth", kind: units.KindByteRate, lo: 1e9, hi: 1e14, log: true, binds: -1},
 	{name: "seq_efficiency", scope: memoryScope, path: "memory.dram.seq_efficiency", kind: units.KindFraction, lo: 0, hi: 1, binds: -1},
@@ -109,7 +115,7 @@ func (p Param) Key() string {
 		return p.Param + "[other memory]"
 	}
 	var parts []string
-	for _, s := range []string{p.UnitKind, p.Dtype, p.Memory} {
+	for _, s := range []string{p.UnitKind, p.Dtype, p.Core, p.Memory} {
 		if s != "" {
 			parts = append(parts, s)
 		}
@@ -131,6 +137,12 @@ func (p Param) StderrFloat() float64 { return p.stderr }
 // overlay's parameters.
 func NewParam(name, unitKind, dtype, memory string, value, stderr float64) Param {
 	return newParam(name, unitKind, dtype, memory, value, stderr, -1)
+}
+
+// withCore is p keyed by core design core as well.
+func (p Param) withCore(core string) Param {
+	p.Core = core
+	return p
 }
 
 // newParam prints value with digits significant digits (-1: exactly) and
@@ -231,14 +243,23 @@ func (p *Param) check() *fieldMsg {
 		if p.Dtype != "" && !slices.Contains(overlayFormats(), p.Dtype) {
 			return &fieldMsg{"dtype", fmt.Sprintf("%q is not a weight storage format: use one of %s", p.Dtype, strings.Join(overlayFormats(), ", "))}
 		}
+		if p.Core != "" && (p.Param != "gemv_efficiency" || p.UnitKind != hw.CPU || p.Dtype == "") {
+			return &fieldMsg{"core", "a core design keys a CPU's GEMV efficiency of one dtype: give param gemv_efficiency, unit_kind cpu and dtype, or leave core out"}
+		}
+		if p.Core != "" && !slices.Contains(hw.CoreFamilies, p.Core) {
+			return &fieldMsg{"core", fmt.Sprintf("%q is not a core design: use one of %s", p.Core, strings.Join(hw.CoreFamilies, ", "))}
+		}
+		if p.Param == "barrier" && p.UnitKind != hw.CPU {
+			return &fieldMsg{"unit_kind", "barrier is a CPU's cost per thread at each operator: give unit_kind cpu"}
+		}
 	case memoryScope:
 		// Without memory, the figure is for every DRAM type the overlay
 		// gives no figure of its own.
-		if p.UnitKind != "" || p.Dtype != "" {
+		if p.UnitKind != "" || p.Dtype != "" || p.Core != "" {
 			return &fieldMsg{"unit_kind", p.Param + " is the memory's figure: key it by memory (or leave it unkeyed, for every DRAM type), not by unit_kind or dtype"}
 		}
 	case chipScope:
-		if p.UnitKind != "" || p.Dtype != "" || p.Memory != "" {
+		if p.UnitKind != "" || p.Dtype != "" || p.Core != "" || p.Memory != "" {
 			return &fieldMsg{"param", p.Param + " applies to every chip: leave unit_kind, dtype and memory out"}
 		}
 	}
@@ -324,13 +345,23 @@ func setLines(data []byte) map[string]int {
 func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
 	origin := o.Origin()
 	var out []spec.Override
-	for _, p := range o.Params {
+	// A core design's figures after the others: on a CPU whose cores are
+	// alike, they replace the unit's own.
+	params := slices.Clone(o.Params)
+	slices.SortStableFunc(params, func(a, b Param) int { return strings.Compare(a.Core, b.Core) })
+	for _, p := range params {
 		def := defOf(p.Param)
 		value := formatQuantity(p.value, def.kind, -1)
 		switch def.scope {
 		case unitScope:
 			for _, u := range shape.Units {
 				if u.Kind != p.UnitKind {
+					continue
+				}
+				if p.Core != "" {
+					for _, path := range corePaths(u, p.Core) {
+						out = append(out, spec.Override{Path: path + def.byFormat + "." + p.Dtype, Value: value, Origin: origin})
+					}
 					continue
 				}
 				path := "units." + u.Name + "." + def.path
@@ -361,6 +392,26 @@ func (o *Overlay) Overrides(shape hw.Shape) ([]spec.Override, error) {
 		out = append(out, spec.Override{Path: p, Value: o.Set[p], Origin: origin})
 	}
 	return out, nil
+}
+
+// corePaths are the field prefixes (ending in a dot) of the parts of
+// unit u whose cores are of design core: the clusters of that design, or
+// the unit itself when it has no clusters and its cores are of it.
+func corePaths(u hw.UnitShape, core string) []string {
+	prefix := "units." + u.Name + "."
+	if len(u.Clusters) == 0 {
+		if u.Core == core {
+			return []string{prefix}
+		}
+		return nil
+	}
+	var out []string
+	for _, c := range u.Clusters {
+		if c.Core == core || c.Core == "" && u.Core == core {
+			out = append(out, prefix+"clusters."+c.Name+".")
+		}
+	}
+	return out
 }
 
 // has reports whether the overlay gives memory parameter name for DRAM
@@ -399,7 +450,7 @@ func (o *Overlay) Encode() []byte {
 	}
 	for _, p := range o.Params {
 		fields := []string{"param: " + p.Param}
-		for _, kv := range [][2]string{{"unit_kind", p.UnitKind}, {"dtype", p.Dtype}, {"memory", p.Memory}, {"value", p.Value}, {"stderr", p.Stderr}} {
+		for _, kv := range [][2]string{{"unit_kind", p.UnitKind}, {"dtype", p.Dtype}, {"core", p.Core}, {"memory", p.Memory}, {"value", p.Value}, {"stderr", p.Stderr}} {
 			if kv[1] != "" {
 				fields = append(fields, kv[0]+": "+yamlString(kv[1]))
 			}

@@ -157,6 +157,10 @@ func TestBadOverlays(t *testing.T) {
 		{"wrong unit", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, value: 5 GB}\n", []string{"o.yaml:3", "params.0.value"}},
 		{"negative stderr", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, value: 5 us, stderr: -1 us}\n", []string{"o.yaml:3", "stderr"}},
 		{"given twice", "source: x\nparams:\n  - {param: dispatch, unit_kind: gpu, value: 5 us}\n  - {param: dispatch, unit_kind: gpu, value: 6 us}\n", []string{"o.yaml:4", "twice", "o.yaml:3"}},
+		{"core without dtype", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: cpu, core: apple-p, value: 0.2}\n", []string{"o.yaml:3", "params.0.core", "dtype"}},
+		{"core of a GPU", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: gpu, dtype: q4_0, core: apple-p, value: 0.2}\n", []string{"o.yaml:3", "params.0.core", "unit_kind cpu"}},
+		{"unknown core", "source: x\nparams:\n  - {param: gemv_efficiency, unit_kind: cpu, dtype: q4_0, core: firestorm, value: 0.2}\n", []string{"o.yaml:3", "params.0.core", `"firestorm" is not a core design`, "apple-p"}},
+		{"barrier of a GPU", "source: x\nparams:\n  - {param: barrier, unit_kind: gpu, value: 3 us}\n", []string{"o.yaml:3", "params.0.unit_kind", "cpu"}},
 		{"duplicate key", "source: x\nsource: y\n", []string{"o.yaml:2", "duplicate"}},
 		{"set not a mapping", "source: x\nset: [a]\n", []string{"o.yaml:2", "set"}},
 		{"binary", "\x00", []string{"o.yaml", "binary"}},
@@ -176,6 +180,44 @@ func TestBadOverlays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOverlayCoreFigures: a GEMV efficiency keyed by core design lands on
+// the clusters of that design (the 8 Gen 3's Cortex-X4 prime core), or on
+// a CPU whose cores are all of it (the Pi 5's A76s) in place of the
+// undesigned figure, and nowhere else.
+func TestOverlayCoreFigures(t *testing.T) {
+	ov, err := ParseOverlay("o.yaml", []byte("source: x\nparams:\n"+
+		"  - {param: gemv_efficiency, unit_kind: cpu, dtype: q4_0, core: cortex-x4, value: 0.08}\n"+
+		"  - {param: gemv_efficiency, unit_kind: cpu, dtype: q4_0, core: cortex-a76, value: 0.07}\n"+
+		"  - {param: gemv_efficiency, unit_kind: cpu, dtype: q4_0, value: 0.1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen3, err := ov.Load("snapdragon-8-gen3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := gen3.Unit("cpu")
+	for _, c := range u.Clusters {
+		got, want := float64(c.GEMVEfficiencyBy["q4_0"]), 0.0
+		if c.Name == "prime" {
+			want = 0.08
+		}
+		if got != want {
+			t.Errorf("8 Gen 3 %s cluster: q4_0 GEMV %g, want %g", c.Name, got, want)
+		}
+	}
+	if got := float64(u.GEMVEfficiencyBy["q4_0"]); got != 0.1 {
+		t.Errorf("8 Gen 3 CPU: q4_0 GEMV %g, want the undesigned 0.1", got)
+	}
+	pi, err := ov.Load("raspberry-pi-5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := float64(pi.Unit("cpu").GEMVEfficiencyBy["q4_0"]); got != 0.07 {
+		t.Errorf("Pi 5 CPU: q4_0 GEMV %g, want the A76's 0.07", got)
 	}
 }
 

@@ -52,7 +52,7 @@ func (f *Fit) Profile(records string) *runtimes.Profile {
 	p := *f.Runtime
 	p.Sources = map[string]string{}
 	for k, v := range f.Runtime.Sources {
-		if !strings.HasPrefix(k, "efficiency") && k != "dispatch" {
+		if !strings.HasPrefix(k, "efficiency") && k != "dispatch" && k != "barrier" {
 			p.Sources[k] = v
 		}
 	}
@@ -67,12 +67,28 @@ func (f *Fit) Profile(records string) *runtimes.Profile {
 		if fp.Stderr != "" {
 			note = ", stderr " + fp.Stderr
 		}
-		if fp.Pooled {
+		switch {
+		case fp.Pooled && fp.Dtype != "":
+			note += ", pooled over the core designs fitted"
+		case fp.Pooled:
 			note += ", pooled over the formats fitted"
 		}
 		switch fp.Param.Param {
 		case "gemm_efficiency", "gemv_efficiency":
 			if fp.UnitKind != kind {
+				continue
+			}
+			if fp.Core != "" {
+				if p.Efficiency.Cores == nil {
+					p.Efficiency.Cores = map[string]runtimes.CoreEfficiency{}
+				}
+				ce := p.Efficiency.Cores[fp.Core]
+				if ce.GEMV == nil {
+					ce.GEMV = map[string]units.Fraction{}
+				}
+				ce.GEMV[fp.Dtype] = units.Fraction(fp.value)
+				p.Efficiency.Cores[fp.Core] = ce
+				p.Sources["efficiency.cores."+fp.Core+".gemv."+fp.Dtype] = cite + note
 				continue
 			}
 			key := runtimes.DefaultKey
@@ -93,6 +109,11 @@ func (f *Fit) Profile(records string) *runtimes.Profile {
 			if fp.UnitKind == kind {
 				p.Dispatch = units.Seconds(fp.value)
 				p.Sources["dispatch"] = cite + note
+			}
+		case "barrier":
+			if fp.UnitKind == kind {
+				p.Barrier = units.Seconds(fp.value)
+				p.Sources["barrier"] = cite + note
 			}
 		case "seq_efficiency":
 			memory[fp.Memory] = fp

@@ -92,10 +92,47 @@ func (u *Unit) Efficiency(m int, format string) float64 {
 	if m <= gemvRows {
 		scalar, by = u.GEMVEfficiency, u.GEMVEfficiencyBy
 	}
+	own := float64(scalar)
 	if e, ok := by[format]; ok && format != "" {
-		return float64(e)
+		own = float64(e)
 	}
-	return float64(scalar)
+	if m <= gemvRows && format != "" {
+		if e, ok := u.clusterGEMV(format, own); ok {
+			return e
+		}
+	}
+	return own
+}
+
+// clusterGEMV is the GEMV share on weights of format that the unit's first
+// Cores cores reach together (clusters filled fastest first, as threads
+// fill them) when one of those clusters gives its own figure; unit is the
+// unit's own figure, for clusters that give none. Each cluster's share
+// weighs by its cores' part of their peak: ggml's threads claim a GEMV's
+// rows in chunks as each finishes the last, so every core works at its own
+// rate and the rates add.
+func (u *Unit) clusterGEMV(format string, unit float64) (float64, bool) {
+	own := false
+	var rate, peak float64
+	left := u.Cores
+	for _, c := range u.Clusters {
+		if left <= 0 {
+			break
+		}
+		k := min(left, c.Cores)
+		left -= k
+		w := float64(k) * float64(c.Clock) * c.pipes(u)
+		e := unit
+		if v, ok := c.GEMVEfficiencyBy[format]; ok {
+			e, own = float64(v), true
+		}
+		rate += w * e
+		peak += w
+	}
+	if !own || peak == 0 {
+		return 0, false
+	}
+	return rate / peak, true
 }
 
 // arrayCycles counts the MAC array's cycles for one matrix product.

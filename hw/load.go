@@ -73,8 +73,16 @@ type Shape struct {
 	Units    []UnitShape
 }
 
-// UnitShape names one unit and its kind.
-type UnitShape struct{ Name, Kind string }
+// UnitShape names one unit and its kind, and a CPU's core design and
+// clusters (where a calibration's figures for a core design land).
+type UnitShape struct {
+	Name, Kind, Core string
+	Clusters         []ClusterShape
+}
+
+// ClusterShape names one cluster of a CPU and its core design ("" when it
+// gives none of its own).
+type ClusterShape struct{ Name, Core string }
 
 // LoadCalibrated is Load with a calibration (nil for none) applied before
 // the overrides, so --set still wins over a calibrated figure.
@@ -95,7 +103,12 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 	if cal != nil {
 		shape := Shape{DRAMType: doc.Value("memory.dram.type")}
 		for _, name := range doc.Names("units") {
-			shape.Units = append(shape.Units, UnitShape{Name: name, Kind: doc.Value("units." + name + ".kind")})
+			at := "units." + name
+			us := UnitShape{Name: name, Kind: doc.Value(at + ".kind"), Core: doc.Value(at + ".core")}
+			for _, c := range doc.Names(at + ".clusters") {
+				us.Clusters = append(us.Clusters, ClusterShape{Name: c, Core: doc.Value(at + ".clusters." + c + ".core")})
+			}
+			shape.Units = append(shape.Units, us)
 		}
 		calSets, err := cal.Overrides(shape)
 		if err != nil {
@@ -280,6 +293,14 @@ func derive(doc *spec.Doc, s *SoC) error {
 		}
 	}
 	return nil
+}
+
+// checkCore refuses a core design CoreFamilies does not name.
+func checkCore(doc *spec.Doc, path, core string) error {
+	if core == "" || slices.Contains(CoreFamilies, core) {
+		return nil
+	}
+	return doc.Errorf(path, "%q is not a core design: use one of %s", core, strings.Join(CoreFamilies, ", "))
 }
 
 // defaultOPP is the operating-point table of a unit that gives none: five
@@ -479,6 +500,29 @@ func validate(doc *spec.Doc, s *SoC) error {
 				}
 				if v <= 0 || v > 1 {
 					return doc.Errorf(p+"."+f.name+"."+format, "%v is not allowed: must be in (0, 1]", float64(v))
+				}
+			}
+		}
+		if u.Core != "" && u.Kind != CPU {
+			return doc.Errorf(p+".core", "%q: core names the design of a CPU's cores; this unit is a %s", u.Core, u.Kind)
+		}
+		if u.Barrier > 0 && u.Kind != CPU {
+			return doc.Errorf(p+".barrier", "%s: barrier is a CPU's cost per thread at each operator; this unit is a %s", u.Barrier, u.Kind)
+		}
+		if err := checkCore(doc, p+".core", u.Core); err != nil {
+			return err
+		}
+		for _, c := range u.Clusters {
+			cp := fmt.Sprintf("%s.clusters.%s", p, c.Name)
+			if err := checkCore(doc, cp+".core", c.Core); err != nil {
+				return err
+			}
+			for format, v := range c.GEMVEfficiencyBy {
+				if !formatKey.MatchString(format) {
+					return doc.Errorf(cp+".gemv_efficiency_by."+format, "%q is not a storage format: use lower-case names such as q4_0, q8_0, f16", format)
+				}
+				if v <= 0 || v > 1 {
+					return doc.Errorf(cp+".gemv_efficiency_by."+format, "%v is not allowed: must be in (0, 1]", float64(v))
 				}
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/thermal"
+	"github.com/edgetwin/edgetwin/hw/units"
 )
 
 // minimal is CONTRACT.md's smallest valid chip.
@@ -112,6 +113,11 @@ func TestBadChips(t *testing.T) {
 		{"negative count", strings.Replace(minimal, "kind: npu,", "kind: npu, cores: -2,", 1), []string{"x.yaml:5", "units.npu.cores", "positive"}},
 		{"efficiency by format above 1", strings.Replace(minimal, "kind: npu,", "kind: npu, gemv_efficiency_by: {q4_0: 1.5},", 1), []string{"x.yaml:5", "units.npu.gemv_efficiency_by.q4_0", "(0, 1]"}},
 		{"efficiency by bad format", strings.Replace(minimal, "kind: npu,", "kind: npu, gemm_efficiency_by: {Q4_0: 0.5},", 1), []string{"x.yaml:5", "units.npu.gemm_efficiency_by.Q4_0", "lower-case"}},
+		{"core of an NPU", strings.Replace(minimal, "kind: npu,", "kind: npu, core: cortex-a76,", 1), []string{"x.yaml:5", "units.npu.core", "a CPU's cores"}},
+		{"unknown core", minimal + "  - {name: cpu, kind: cpu, core: cortex-a99}\n", []string{"x.yaml:6", "units.cpu.core", "cortex-a99", "cortex-a76"}},
+		{"unknown cluster core", minimal + "  - {name: cpu, kind: cpu, clusters: [{name: big, cores: 4, clock: 2 GHz, core: m1}]}\n", []string{"x.yaml:6", "units.cpu.clusters.big.core", `"m1"`, "apple-p"}},
+		{"cluster efficiency above 1", minimal + "  - {name: cpu, kind: cpu, clusters: [{name: big, cores: 4, clock: 2 GHz, gemv_efficiency_by: {q4_0: 2}}]}\n", []string{"x.yaml:6", "units.cpu.clusters.big.gemv_efficiency_by.q4_0", "(0, 1]"}},
+		{"barrier of an NPU", strings.Replace(minimal, "kind: npu,", "kind: npu, barrier: 1 us,", 1), []string{"x.yaml:5", "units.npu.barrier", "CPU's"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.src
@@ -350,6 +356,35 @@ units:
 	}
 	if got := u.ThreadShare(1); math.Abs(got-0.5) > 1e-12 {
 		t.Errorf("one thread: share %g, want 0.5", got)
+	}
+}
+
+// TestGEMVByCluster: each cluster's GEMV share weighs by its cores' part
+// of the peak of the cores a run uses, clusters filled fastest first: a
+// 4-pipe prime core at 3 GHz (12 GHz·pipes) at 20% and three 2-pipe cores
+// at 2 GHz (4 GHz·pipes each) at the unit's 10%.
+func TestGEMVByCluster(t *testing.T) {
+	u := Unit{Kind: CPU, Cores: 4, Clock: 3e9, SIMDPipes: 2, GEMVEfficiency: 0.1, GEMMEfficiency: 0.3,
+		Clusters: []Cluster{{Name: "prime", Cores: 1, Clock: 3e9, SIMDPipes: 4, GEMVEfficiencyBy: map[string]units.Fraction{"q4_0": 0.2}}, {Name: "big", Cores: 3, Clock: 2e9}}}
+	for _, tc := range []struct {
+		cores int
+		want  float64
+	}{
+		{1, 0.2},                            // the prime core alone
+		{2, (12*0.2 + 4*0.1) / 16},          // and one big core
+		{4, (12*0.2 + 3*4*0.1) / (12 + 12)}, // all
+	} {
+		u.Cores = tc.cores
+		if got := u.Efficiency(1, "q4_0"); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%d cores: GEMV share %g, want %g", tc.cores, got, tc.want)
+		}
+	}
+	// Formats the clusters give nothing for, and GEMMs, take the unit's.
+	if got := u.Efficiency(1, "q8_0"); got != 0.1 {
+		t.Errorf("q8_0 GEMV share %g, want the unit's 0.1", got)
+	}
+	if got := u.Efficiency(64, "q4_0"); got != 0.3 {
+		t.Errorf("q4_0 GEMM share %g, want the unit's 0.3", got)
 	}
 }
 

@@ -167,6 +167,17 @@ type Unit struct {
 	// default to their sum and the first cluster's clock. Empty: Cores
 	// alike at Clock.
 	Clusters []Cluster `yaml:"clusters,omitempty"`
+	// Core is the design of a CPU's cores (one of CoreFamilies: cortex-a76,
+	// apple-p, …): a runtime's kernels reach a share of the peak of their
+	// own on each design, and chips share designs (the RK3588's A76 is the
+	// Pi 5's). A cluster may give its own. Empty: not known, and a
+	// runtime's share pooled over the designs it was fitted on applies.
+	Core string `yaml:"core,omitempty"`
+	// Barrier is what each thread past the first adds to every operator a
+	// CPU runs: a per-op runtime's threads meet at a barrier after each
+	// operator, each arrival an atomic add on one shared counter, so the
+	// arrivals queue. 0: none beyond Dispatch.
+	Barrier units.Seconds `yaml:"barrier,omitempty" spec:"bound=cost"`
 	// CoreBandwidth is the most one core draws from DRAM: the cache-line
 	// misses it keeps in flight over the memory latency. A run on n cores
 	// draws at most n × CoreBandwidth; a cluster may give its own.
@@ -264,6 +275,43 @@ type Cluster struct {
 	// cluster's cores: a big core keeps more misses in flight than a
 	// little one.
 	CoreBandwidth units.BytesPerSecond `yaml:"core_bandwidth,omitempty" spec:"bound=dram"`
+	// Core is the design of the cluster's cores (CoreFamilies), the unit's
+	// when the cluster gives none.
+	Core string `yaml:"core,omitempty"`
+	// GEMVEfficiencyBy is the share of its cores' peak a GEMV on weights
+	// of a format reaches on this cluster (keys as the unit's); a format
+	// not listed takes the unit's figure. A runtime profile fills it from
+	// its figures for the cluster's core design.
+	GEMVEfficiencyBy map[string]units.Fraction `yaml:"gemv_efficiency_by,omitempty"`
+}
+
+// CoreFamilies is the vocabulary of CPU core designs a unit's or a
+// cluster's `core` may name: Arm's Cortex designs by their names, Apple's
+// performance and efficiency cores of the M1 generation on (apple-p,
+// apple-e), Qualcomm's Oryon.
+var CoreFamilies = []string{
+	"cortex-a53", "cortex-a55", "cortex-a72", "cortex-a76", "cortex-a78ae",
+	"cortex-a510", "cortex-a520", "cortex-a710", "cortex-a715", "cortex-a720",
+	"cortex-x3", "cortex-x4", "apple-p", "apple-e", "oryon",
+}
+
+// CoreOf is the core design of cluster c of the unit: its own, else the
+// unit's.
+func (u *Unit) CoreOf(c Cluster) string {
+	if c.Core != "" {
+		return c.Core
+	}
+	return u.Core
+}
+
+// OpCost is what the unit pays for each operator it is handed: its
+// Dispatch and, on a CPU running on more than one core, Barrier for each
+// core past the first.
+func (u *Unit) OpCost() units.Seconds {
+	if u.Kind != CPU || u.Cores <= 1 {
+		return u.Dispatch
+	}
+	return u.Dispatch + u.Barrier*units.Seconds(u.Cores-1)
 }
 
 // coreBandwidth is the DRAM draw of one of the cluster's cores, the

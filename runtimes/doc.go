@@ -7,10 +7,14 @@
 // [Profile] says which unit kinds (and vendors' units) a stack drives,
 // which weight formats it reads, whether it dispatches every operator or
 // runs a compiled graph, and the share of the unit's modelled peak its
-// kernels reach: GEMM for prefill and GEMV for decode, by weight format,
-// and the share of the DRAM peak its decode draws. Those shares come from
-// fits to published measurements (examples/public/), and each says so in
-// its `sources`; a figure no measurement backs is marked assumed.
+// kernels reach: GEMM for prefill and GEMV for decode, by weight format
+// (a CPU runtime's GEMV also by core design, efficiency.cores, as an A76
+// and an Apple performance core reach different shares of their clock ×
+// pipes), the share of the DRAM peak its decode draws, and a CPU runtime's
+// barrier: what each thread past the first adds to every operator. Those
+// figures come from fits to published measurements (examples/public/), and
+// each says so in its `sources`; a figure no measurement backs is marked
+// assumed.
 //
 // Profiles are strict YAML like every other language of edgetwin:
 //

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"go.yaml.in/yaml/v3"
@@ -45,6 +47,10 @@ type Profile struct {
 	// operator (per-op) or per operator inside the compiled graph.
 	Graph    string        `yaml:"graph" spec:"required,oneof=per-op|compiled"`
 	Dispatch units.Seconds `yaml:"dispatch,omitempty" spec:"bound=cost"`
+	// Barrier is, for a CPU runtime whose threads meet after every
+	// operator, what each thread past the first adds to an operator
+	// (hw.Unit.Barrier).
+	Barrier units.Seconds `yaml:"barrier,omitempty" spec:"bound=cost"`
 	// Threads is the CPU threads a CPU runtime uses by default; 0 means one
 	// per core.
 	Threads int `yaml:"threads,omitempty" spec:"nonneg"`
@@ -76,11 +82,21 @@ type Profile struct {
 // its unit. GEMM (prompt processing) and GEMV (decode) are keyed by
 // lower-case weight format (q4_0, f16, int8, w4a16) with `default` for the
 // rest; Memory is the share of the DRAM peak a long stream of its decode
-// reaches. A zero leaves the chip's own figure in place.
+// reaches. Cores gives a CPU runtime's GEMV shares on the cores of one
+// design (hw.CoreFamilies); GEMV's are then those pooled over the designs
+// fitted, for cores of a design not listed (or of none named). A zero
+// leaves the chip's own figure in place.
 type Efficiency struct {
 	GEMM   map[string]units.Fraction `yaml:"gemm,omitempty"`
 	GEMV   map[string]units.Fraction `yaml:"gemv,omitempty"`
 	Memory units.Fraction            `yaml:"memory,omitempty"`
+	Cores  map[string]CoreEfficiency `yaml:"cores,omitempty"`
+}
+
+// CoreEfficiency is a runtime's share of the peak of one core design's
+// cores: its GEMV kernels' by lower-case weight format.
+type CoreEfficiency struct {
+	GEMV map[string]units.Fraction `yaml:"gemv" spec:"required"`
 }
 
 // Default is the key of the efficiency maps that covers formats without
@@ -143,9 +159,19 @@ func Decode(file string, data []byte) (*Profile, error) {
 			return nil, doc.Errorf(fmt.Sprintf("formats.%d", i), "weight format %q is not one of %s", f, strings.Join(WeightFormats, ", "))
 		}
 	}
-	for name, m := range map[string]map[string]units.Fraction{"gemm": p.Efficiency.GEMM, "gemv": p.Efficiency.GEMV} {
-		for key, v := range m {
-			path := "efficiency." + name + "." + key
+	shares := map[string]map[string]units.Fraction{"efficiency.gemm": p.Efficiency.GEMM, "efficiency.gemv": p.Efficiency.GEMV}
+	for core, ce := range p.Efficiency.Cores {
+		if !slices.Contains(hw.CoreFamilies, core) {
+			return nil, doc.Errorf("efficiency.cores."+core, "%q is not a core design: use one of %s", core, strings.Join(hw.CoreFamilies, ", "))
+		}
+		if !slices.Contains(p.Units, hw.CPU) {
+			return nil, doc.Errorf("efficiency.cores."+core, "shares by core design are a CPU runtime's; this one drives %s", strings.Join(p.Units, ", "))
+		}
+		shares["efficiency.cores."+core+".gemv"] = ce.GEMV
+	}
+	for _, name := range slices.Sorted(maps.Keys(shares)) {
+		for key, v := range shares[name] {
+			path := name + "." + key
 			if key != DefaultKey && !slices.Contains(WeightFormats, strings.ToUpper(key)) {
 				return nil, doc.Errorf(path, "%q is not a weight format (lower-case: q4_0, f16, int8, w4a16, …) or default", key)
 			}
@@ -153,6 +179,9 @@ func Decode(file string, data []byte) (*Profile, error) {
 				return nil, doc.Errorf(path, "an efficiency is a share of the peak: above 0 and at most 100%%")
 			}
 		}
+	}
+	if p.Barrier > 0 && !slices.Contains(p.Units, hw.CPU) {
+		return nil, doc.Errorf("barrier", "%s: a barrier between operators is a CPU runtime's; this one drives %s", p.Barrier, strings.Join(p.Units, ", "))
 	}
 	if p.Efficiency.Memory < 0 || p.Efficiency.Memory > 1 {
 		return nil, doc.Errorf("efficiency.memory", "a share of the DRAM peak: above 0 and at most 100%%")
@@ -224,12 +253,12 @@ func Default(kind, vendor string, formats []string) *Profile {
 	return nil
 }
 
-// Bare returns the profile without its measured figures (efficiencies
-// and dispatch cost): what a fit of the runtime runs, so the chip's own
+// Bare returns the profile without its measured figures (efficiencies,
+// dispatch and barrier costs): what a fit of the runtime runs, so the chip's own
 // figures stand until the fit replaces them.
 func (p *Profile) Bare() *Profile {
 	q := *p
-	q.Efficiency, q.Dispatch = Efficiency{}, 0
+	q.Efficiency, q.Dispatch, q.Barrier = Efficiency{}, 0, 0
 	return &q
 }
 
@@ -265,7 +294,7 @@ func MustLoad(id string) *Profile {
 // Measured reports whether measurements back the profile's figures: it
 // gives a fitted share of the peak or of the DRAM bandwidth.
 func (p *Profile) Measured() bool {
-	return len(p.Efficiency.GEMM)+len(p.Efficiency.GEMV) > 0 || p.Efficiency.Memory > 0
+	return len(p.Efficiency.GEMM)+len(p.Efficiency.GEMV)+len(p.Efficiency.Cores) > 0 || p.Efficiency.Memory > 0
 }
 
 // Figures says in a few words whether measurements back the profile's

@@ -65,12 +65,13 @@ func (e *engine) overflowError(pass string) error {
 		"dma.setup":                    c.Chip.DMA.Setup.String(),
 		unit + ".peak." + string(e.dt): e.unit.Peak[e.dt].String(),
 		unit + ".dispatch":             e.unit.Dispatch.String(),
+		unit + ".barrier":              e.unit.Barrier.String(),
 	}
 	st := e.st
 	cands := []culprit{
 		{st.stallMem, []string{"memory.dram.bandwidth", "dma.setup", "memory.dram.latency"}},
 		{st.compute, []string{unit + ".peak." + string(e.dt), unit + ".clock"}},
-		{st.dispatch, []string{unit + ".dispatch"}},
+		{st.dispatch, []string{unit + ".dispatch", unit + ".barrier"}},
 		{st.fallback, []string{unit + ".fallback_sync"}},
 		{st.host, []string{"units." + e.hostName() + ".dispatch"}},
 	}

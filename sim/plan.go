@@ -89,9 +89,10 @@ func (e *engine) computed(p *opPlan) {
 }
 
 // dispatched counts the dispatch of a (non-fallback) operator on the unit
-// and returns its cost.
+// and returns its cost: the driver's, and on a CPU the barrier its
+// threads meet after it (hw.Unit.OpCost).
 func (e *engine) dispatched(op workloads.Op) float64 {
-	d := float64(e.unit.Dispatch)
+	d := float64(e.unit.OpCost())
 	e.st.ops += op.FLOPs
 	e.st.dispatch += d
 	return d

@@ -235,11 +235,20 @@ func withRuntime(chip *hw.Chip, ch Choice, threads int) *hw.Chip {
 			}
 		}
 		u.GEMMEfficiencyBy, u.GEMVEfficiencyBy = maps.Clone(u.GEMMEfficiencyBy), maps.Clone(u.GEMVEfficiencyBy)
+		// A core design's own shares first, so the pooled ones below fill
+		// only what they leave.
+		if u.Kind == hw.CPU && len(p.Efficiency.Cores) > 0 {
+			applyCores(u, p, prefix, assumed, set, cite)
+		}
 		applyEff("gemm", p.Efficiency.GEMM, &u.GEMMEfficiency, &u.GEMMEfficiencyBy)
 		applyEff("gemv", p.Efficiency.GEMV, &u.GEMVEfficiency, &u.GEMVEfficiencyBy)
 		if p.Dispatch > 0 && assumed(prefix+"dispatch") {
 			u.Dispatch = p.Dispatch
 			set(prefix+"dispatch", p.Dispatch.String(), cite("dispatch"))
+		}
+		if p.Barrier > 0 && u.Kind == hw.CPU && assumed(prefix+"barrier") {
+			u.Barrier = p.Barrier
+			set(prefix+"barrier", p.Barrier.String(), cite("barrier"))
 		}
 		if m := p.Efficiency.Memory; m > 0 && assumed("memory.dram.seq_efficiency") {
 			c.Memory.DRAM.SeqEfficiency = m
@@ -261,6 +270,42 @@ func withRuntime(chip *hw.Chip, ch Choice, threads int) *hw.Chip {
 		set(prefix+"cores", strconv.Itoa(threads), "threads")
 	}
 	return &c
+}
+
+// applyCores gives CPU u the runtime's GEMV shares for its cores' design:
+// on the unit itself when its cores are alike, else on each cluster whose
+// design the profile lists, where the chip leaves the figure (and the
+// unit's for that format) assumed.
+func applyCores(u *hw.Unit, p *runtimes.Profile, prefix string, assumed func(string) bool, set func(path, value, source string), cite func(string) string) {
+	give := func(core, at string, by *map[string]units.Fraction) {
+		ce, ok := p.Efficiency.Cores[core]
+		if !ok {
+			return
+		}
+		for _, f := range slices.Sorted(maps.Keys(ce.GEMV)) {
+			// A figure the chip, a calibration or a --set gives the whole
+			// unit stands for its clusters too.
+			path := at + "gemv_efficiency_by." + f
+			if !assumed(path) || !assumed(prefix+"gemv_efficiency_by."+f) {
+				continue
+			}
+			if *by == nil {
+				*by = map[string]units.Fraction{}
+			}
+			(*by)[f] = ce.GEMV[f]
+			set(path, ce.GEMV[f].String(), cite("efficiency.cores."+core+".gemv."+f))
+		}
+	}
+	if len(u.Clusters) == 0 {
+		give(u.Core, prefix, &u.GEMVEfficiencyBy)
+		return
+	}
+	u.Clusters = slices.Clone(u.Clusters)
+	for i := range u.Clusters {
+		c := &u.Clusters[i]
+		c.GEMVEfficiencyBy = maps.Clone(c.GEMVEfficiencyBy)
+		give(u.CoreOf(*c), prefix+"clusters."+c.Name+".", &c.GEMVEfficiencyBy)
+	}
 }
 
 // runtimeSource is the citation the profile gives for path (or its nearest

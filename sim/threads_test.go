@@ -78,3 +78,49 @@ func threadRatios(t *testing.T, chip string, two, three float64, sets ...string)
 		}
 	}
 }
+
+// TestThreadsPastTheFabricCap: with the shipped llama.cpp-cpu profile, a
+// decode that the fabric port caps (10 GB/s, what one core draws alone)
+// gains at most 2% from a third or fourth thread (the compute that the
+// stream does not hide shrinks), as the bytes per token do not shrink; each
+// thread past the first adds its arrival at the barrier after every
+// operator (the profile's barrier), which the stream hides here.
+func TestThreadsPastTheFabricCap(t *testing.T) {
+	rate := func(threads int) float64 {
+		t.Helper()
+		cfg := configFor(t, opts{chipSrc: clusteredCPU, model: "llama-3.2-1b", prompt: 0, gen: 8, fidelity: Analytic,
+			runtime: runtimes.MustLoad("llama.cpp-cpu"), sets: []string{"units.cpu.bandwidth=10GB/s"}})
+		cfg.Threads = threads
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *r.Decode.TokensPerS
+	}
+	r2, r3, r4 := rate(2), rate(3), rate(4)
+	if r3 > 1.02*r2 || r4 > 1.02*r2 || r4 < 0.95*r2 {
+		t.Errorf("decode %.2f, %.2f, %.2f tokens/s at 2, 3, 4 threads: want at most 2%% more past the 10 GB/s port, and at most 5%% less", r2, r3, r4)
+	}
+}
+
+// TestBarrierGrowsWithThreads: a CPU's operator costs its dispatch plus
+// its barrier for each thread past the first (ggml_barrier returns at once
+// on one thread), so the dispatch time of a decode grows by one barrier per
+// operator and added thread.
+func TestBarrierGrowsWithThreads(t *testing.T) {
+	dispatch := func(threads int) float64 {
+		cfg := configFor(t, opts{chipSrc: clusteredCPU, model: "llama-3.2-1b", prompt: 0, gen: 4, fidelity: Analytic,
+			runtime: runtimes.None, sets: []string{"units.cpu.barrier=10us", "units.cpu.dispatch=2us"}})
+		cfg.Threads = threads
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Time.Dispatch
+	}
+	d1, d2, d4 := dispatch(1), dispatch(2), dispatch(4)
+	// One thread: 2 µs an operator; two: 12 µs; four: 32 µs.
+	if math.Abs(d2/d1-6) > 1e-6 || math.Abs(d4/d1-16) > 1e-6 {
+		t.Errorf("dispatch time %.3g, %.3g, %.3g s at 1, 2, 4 threads: want 1 : 6 : 16 (2 µs + (threads − 1) × 10 µs an operator)", d1, d2, d4)
+	}
+}

@@ -98,7 +98,8 @@ until the ratio settles; the residuals printed are at --fidelity.
 
 With --runtime ID the fit is that runtime's: only the records naming it
 (their "runtime" field), only the figures a runtime profile carries (GEMM and
-GEMV efficiency by weight format, dispatch cost, DRAM share), each record run
+GEMV efficiency by weight format, a CPU's GEMV by core design, dispatch cost,
+a CPU's barrier per thread, DRAM share), each record run
 with the runtime's own measured figures set aside, and -o is the runtime
 profile to write: the runtime as it was, with the fitted figures, each cited
 to the records, and a basis naming the records and chips they rest on.
