@@ -47,7 +47,6 @@ type engine struct {
 	// block it is tracked in (analytic fidelity estimates it instead).
 	sharesL3 bool
 	l3Block  int64
-	opBuf    []workloads.Op // the pass's operators (lower)
 	l3Size   float64
 	line     float64
 	requests [numClasses]cache.Request // how each class touches the L3
@@ -99,7 +98,8 @@ type engine struct {
 	recording  *recording                  // the current pass's, if any
 	replaying  bool                        // the current pass takes its hits from recording
 
-	// Buffers the tile passes reuse, so a pass allocates little.
+	// Buffers the passes reuse, so a pass allocates little.
+	opBuf       []workloads.Op // the pass's operators (lower)
 	tileBuf     []streamTile
 	spanBuf     []span
 	pipeBuf     []float64 // the analytic pass's pipe, reused
