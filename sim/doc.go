@@ -6,7 +6,7 @@
 // tokens to prefill and decode) and returns a [Result], whose JSON form is
 // the contract of `edgetwin simulate --format json`.
 //
-// Two fidelities exist today:
+// A [Fidelity] names a preset of [Options]; three exist:
 //
 //   - Tile (the default) executes every operator on the discrete-event
 //     kernel in sim/des: each operator's weights and KV cache are cut into
@@ -19,6 +19,16 @@
 //     its buffer frees, its set-up, its turn on the link and its compute,
 //     with the settled middle of each operator skipped at its period, and
 //     the L3's hits estimated per class instead of simulated.
+//   - Line, the exact reference: the tile stream with the L3 simulated
+//     line by line and no shortcut taken.
+//
+// Both executors run a pass planned once (its operators' spans, tiles and
+// compute); a run is a sequence of stretches (passes, sampling, stages,
+// idle time) on one clock. Each stretch's energy is accounted first, by
+// parts and by where it goes as heat; the heat side then adds leakage at
+// the nodes' temperatures, advances the thermal network, lets the
+// governor poll and tells the engine when a cap moved; the clock then
+// moves to the stretch's end.
 //
 // With nothing contending, the two agree within a few percent (the L3
 // estimate is the difference); the tile fidelity is what sees the L3

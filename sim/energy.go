@@ -3,11 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
-	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -36,36 +34,54 @@ func (p *energyParts) add(q energyParts) {
 	p.display += q.display
 }
 
-// energy is the energy of a stretch of the run whose counters grew by d
-// over seconds: dynamic energy per operation on the unit that ran it and
-// per byte at each level it crossed, scaled by the square of the unit's
-// voltage against its top operating point, plus every unit's leakage at
-// its node's temperature and voltage, and the DRAM's background. It also
-// leaves each thermal node's share in e.heat.power (joules) and each
-// unit's power in e.unitPower, for stepHeat.
-func (e *engine) energy(d counters, seconds float64) energyParts {
+// deposit is where a stretch's energy goes as heat: joules into each thermal
+// node, and each unit's joules in the order they are summed (the "dram"
+// entry is the DRAM's), for the governor's view of power per unit.
+type deposit struct {
+	node  []float64
+	units []unitJoules
+}
+
+// unitJoules is one unit's share of a stretch's energy.
+type unitJoules struct {
+	unit string
+	j    float64
+}
+
+// energy is the dynamic and background energy of a stretch of the run
+// whose counters grew by d over seconds: energy per operation on the unit
+// that ran it and per byte at each level it crossed, scaled by the square
+// of the unit's voltage against its top operating point, the DRAM's
+// background, the always-on floor and the display. It changes nothing: it
+// returns the parts, fills out with where they go as heat, and returns the
+// share of the stretch the units leak for (less than 1 when part of it is
+// power-gated). Leakage follows temperature, so the heat side adds it
+// (heat.step).
+func (e *engine) energy(d counters, seconds float64, out *deposit) (p energyParts, share float64) {
 	chip := &e.cfg.Chip.SoC
 	h := e.heat
-	var p energyParts
+	node := out.node
+	clear(node)
+	out.units = out.units[:0]
 	_, vu := e.opp(e.unit)
 	p.compute = (d.ops-d.fallbackOps)*energyPerOp(e.unit, e.dt)*vu*vu +
 		e.activePower(e.unit)*(d.compute+d.stallMem+d.bankConflict)
 	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte) * vu * vu
-	h.power[h.nodeOf[e.unit.Name]] += p.compute + p.sram
+	node[h.nodeOf[e.unit.Name]] += p.compute + p.sram
 	if e.host != nil {
 		_, vh := e.opp(e.host)
 		// One core of the host is busy while it dispatches, samples and
 		// runs fallbacks.
 		busy := e.activePower(e.host) / float64(max(e.host.Cores, 1)) * (d.dispatch + d.host + d.fallback)
 		p.host = d.hostOps*energyPerOp(e.host, dtype.FP32)*vh*vh + busy
-		h.power[h.nodeOf[e.host.Name]] += p.host
+		node[h.nodeOf[e.host.Name]] += p.host
 	}
 	// A pipeline stage keeps one core of its unit busy.
 	var stage float64
 	if u := e.stageUnit; u != nil && d.stage > 0 {
 		stage = e.activePower(u) / float64(max(u.Cores, 1)) * d.stage
 		p.host += stage
-		h.power[h.nodeOf[u.Name]] += stage
+		node[h.nodeOf[u.Name]] += stage
 	}
 	var lines float64
 	for ph := range d.lines {
@@ -87,35 +103,31 @@ func (e *engine) energy(d counters, seconds float64) energyParts {
 	dramStatic := float64(chip.Memory.DRAM.StaticPower) * awake
 	p.selfRefresh = float64(chip.Memory.DRAM.SelfRefreshPower) * gated
 	p.floor = float64(chip.Idle.Floor) * seconds
-	h.power[h.pkg] += p.l3 + p.dram + dramStatic + p.selfRefresh + p.floor
+	node[h.pkg] += p.l3 + p.dram + dramStatic + p.selfRefresh + p.floor
 	// The display lies under the front glass: its heat is the skin's.
 	if sc := e.cfg.Scenario; sc != nil && sc.Screen {
 		p.display = float64(chip.Idle.Display) * seconds
-		h.power[h.skinOrPackage()] += p.display
+		node[h.skinOrPackage()] += p.display
 	}
 	// Storage sits on the board, away from the SoC.
 	p.storage = d.storageBytes * float64(chip.Storage.EnergyPerByte)
-	h.power[h.board] += p.storage
-	clear(e.unitPower)
-	share := 1.0
+	node[h.board] += p.storage
+	share = 1.0
 	if gated > 0 {
 		share = (awake + gated*float64(chip.Idle.GatedLeakage)) / seconds
 	}
-	p.static = dramStatic + e.leakage(seconds, share)
+	p.static = dramStatic // the units' leakage is added by the heat side
 	if seconds > 0 {
-		e.unitPower[e.unit.Name] += p.compute + p.sram
+		out.units = append(out.units, unitJoules{e.unit.Name, p.compute + p.sram})
 		if e.host != nil {
-			e.unitPower[e.host.Name] += p.host - stage
+			out.units = append(out.units, unitJoules{e.host.Name, p.host - stage})
 		}
 		if e.stageUnit != nil {
-			e.unitPower[e.stageUnit.Name] += stage
+			out.units = append(out.units, unitJoules{e.stageUnit.Name, stage})
 		}
-		e.unitPower["dram"] = p.dram + dramStatic + p.selfRefresh
-		for k := range e.unitPower {
-			e.unitPower[k] /= seconds
-		}
+		out.units = append(out.units, unitJoules{"dram", p.dram + dramStatic + p.selfRefresh})
 	}
-	return p
+	return p, share
 }
 
 // activePower is what a busy unit draws now beyond its operations' energy:
@@ -157,61 +169,25 @@ func staticPower(u *hw.Unit, tempC float64) float64 {
 	return float64(u.StaticPower) * math.Exp(float64(u.LeakagePerC)*(t-float64(u.LeakageRefTemp)))
 }
 
-// leakage adds every unit's leakage over a stretch of seconds to the heat
-// of its node (and to e.unitPower, in joules until energy divides), and
-// returns the total. Leakage follows temperature within the stretch: it
-// is evaluated at the temperatures a first advance predicts halfway
-// through (a predictor-corrector step), which keeps stretches much longer
-// than a junction's time constant stable. share scales it: the leakage a
-// stretch keeps when part of it is power-gated.
-func (e *engine) leakage(seconds, share float64) float64 {
-	h := e.heat
-	chip := &e.cfg.Chip.SoC
-	at := h.temps
-	if seconds > 0 {
-		trial := slices.Clone(h.power)
-		for i := range chip.Units {
-			u := &chip.Units[i]
-			_, v := e.opp(u)
-			trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds * share
-		}
-		for i := range trial {
-			trial[i] /= seconds
-		}
-		end := h.net.Advance(nil, h.temps, trial, seconds)
-		at = make(thermal.State, len(end))
-		for i := range end {
-			at[i] = (h.temps[i] + end[i]) / 2
-		}
-	}
-	var total float64
-	for i := range chip.Units {
-		u := &chip.Units[i]
-		_, v := e.opp(u)
-		leak := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds * share
-		total += leak
-		h.power[h.nodeOf[u.Name]] += leak
-		e.unitPower[u.Name] += leak
-	}
-	return total
-}
-
-// account adds the energy of a stretch of one phase that starts at
-// e.clock, keeps the highest power of any stretch (a pass and its
-// sampling), and turns the stretch's heat into temperatures.
-func (e *engine) account(phase workloads.Phase, d counters, seconds float64) {
-	e.accountAs(phase, phase.String(), d, seconds)
-}
-
-// accountAs is account with the series labelling the stretch as label.
-func (e *engine) accountAs(phase workloads.Phase, label string, d counters, seconds float64) {
-	p := e.energy(d, seconds)
+// advance is the one place the run's clock moves: a stretch of one phase,
+// labelled label in the series, starting at e.clock and lasting seconds,
+// whose counters grew by d. Its energy is accounted (the highest power of
+// any stretch kept), the heat side turns it into temperatures and lets
+// the governor poll, the DRAM follows a cap it moved, the series gets the
+// stretch, and the clock moves to its end.
+func (e *engine) advance(phase workloads.Phase, label string, d counters, seconds float64) {
+	p, share := e.energy(d, seconds, &e.deposit)
+	leak, moved := e.heat.step(e.clock+seconds, seconds, &e.deposit, share)
+	p.static += leak
 	e.st.energy[phase].add(p)
 	if seconds > 0 {
 		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
 	}
-	e.stepHeat(e.clock+seconds, seconds)
+	if moved {
+		e.dram.SetCapacity(e.dramBW * e.dramLevel())
+	}
 	e.record(label, seconds, p.total())
+	e.clock += seconds
 }
 
 // record adds a point to the run's time series: the stretch's end, its

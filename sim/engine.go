@@ -70,29 +70,28 @@ type engine struct {
 	passes    int    // passes run so far (the analytic L3 estimate needs it)
 	trace     *Trace // nil unless the run records a timeline
 	heat      *heat
-	unitPower map[string]float64 // watts per unit over the last stretch
-	stepSecs  []float64          // how long each decode step took,
-	stepCtx   []int              // after how many tokens of context,
-	stepKey   []string           // at which clocks (heat.key),
-	stepFull  []bool             // and whether it was simulated in full
-	stepBase  int                // context before the current decode's first step
-	memo      stepMemo           // decode steps simulated in full, for reuse
-	stageUnit *hw.Unit           // the unit a pipeline stage runs on, while it runs
-	stopAt    float64            // a session's end, seconds of the run; 0 for one request
-	kvScan    bool               // this pass's KV reads cannot hit: see scanBypass
-	passStart float64            // run time at the start of the pass, seconds
-	passSim   des.Time           // the event kernel's time then
-	clock     float64            // seconds of the run so far, for the bandwidth samples
-	work      workloads.Work     // the pass being run
-	spec      *speculation       // speculative decoding's draft, when the run has one
-	paged     float64            // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
-	kvRoom    float64            // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
-	swapAt    *float64           // run time the KV cache first swapped
-	swapPeak  float64            // the most KV bytes swapped at once
-	sched     *scheduler         // the scheduling policy at work, when the run has one
-	overflow  error              // the first pass whose simulated time overflowed the clock
-	stop      func()             // ends the session early (after an overflow); nil on side engines
-	resting   float64            // seconds the SoC has rested so far in this idle stretch; −1 while it works
+	deposit   deposit        // scratch: where the current stretch's energy goes (energy, heat.step)
+	stepSecs  []float64      // how long each decode step took,
+	stepCtx   []int          // after how many tokens of context,
+	stepKey   []string       // at which clocks (heat.key),
+	stepFull  []bool         // and whether it was simulated in full
+	stepBase  int            // context before the current decode's first step
+	memo      stepMemo       // decode steps simulated in full, for reuse
+	stageUnit *hw.Unit       // the unit a pipeline stage runs on, while it runs
+	stopAt    float64        // a session's end, seconds of the run; 0 for one request
+	kvScan    bool           // this pass's KV reads cannot hit: see scanBypass
+	passSim   des.Time       // the event kernel's time when the pass began: its time since is the run's since clock
+	clock     float64        // the run's one clock: seconds so far, moved only by advance
+	work      workloads.Work // the pass being run
+	spec      *speculation   // speculative decoding's draft, when the run has one
+	paged     float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
+	kvRoom    float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
+	swapAt    *float64       // run time the KV cache first swapped
+	swapPeak  float64        // the most KV bytes swapped at once
+	sched     *scheduler     // the scheduling policy at work, when the run has one
+	overflow  error          // the first pass whose simulated time overflowed the clock
+	stop      func()         // ends the session early (after an overflow); nil on side engines
+	resting   float64        // seconds the SoC has rested so far in this idle stretch; −1 while it works
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
@@ -205,12 +204,12 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}, recordings: map[recordingKey]*recording{}}
 	e.st.fallbacks = map[string]*Fallback{}
 	e.resting = -1
-	e.unitPower = map[string]float64{}
 	h, err := newHeat(chip)
 	if err != nil {
 		return nil, err
 	}
 	e.heat = h
+	e.deposit.node = make([]float64, h.net.Len())
 	if _, ok := unit.Peak[dtype.FP16]; ok {
 		e.vdt = dtype.FP16
 	}

@@ -14,9 +14,12 @@ import (
 // what the result reports (peaks, the throttle onset).
 type heat struct {
 	net      *thermal.Network
+	units    []hw.Unit // the chip's, whose leakage heats their nodes
 	temps    thermal.State
-	power    []float64 // scratch: watts per node over a stretch
-	last     []float64 // watts per node over the last stretch, for the series
+	trial    []float64          // scratch: the predictor's watts per node
+	mid      thermal.State      // scratch: the predictor's temperatures
+	power    map[string]float64 // watts per unit and "dram" over the last stretch, as the governor sees them
+	last     []float64          // watts per node over the last stretch, for the series
 	gov      thermal.Governor
 	caps     thermal.Caps
 	nodeOf   map[string]int // unit name → node its heat enters
@@ -56,7 +59,8 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &heat{net: net, temps: net.Ambient(), power: make([]float64, net.Len()), last: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}}
+	h := &heat{net: net, units: chip.Units, temps: net.Ambient(), trial: make([]float64, net.Len()), mid: make(thermal.State, net.Len()),
+		power: map[string]float64{}, last: make([]float64, net.Len()), nodeOf: map[string]int{}, caps: thermal.Caps{}}
 	opps := thermal.OPPPower{}
 	for _, u := range chip.Units {
 		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
@@ -115,15 +119,19 @@ func (h *heat) track() {
 func (h *heat) temp(unit string) float64 { return h.temps[h.nodeOf[unit]] }
 
 // opp is a unit's current operating point (its highest when it has no
-// table: Clock at nominal voltage).
-func (e *engine) opp(u *hw.Unit) (freq, voltScale float64) {
-	if len(u.OPP) == 0 || e.heat == nil {
+// table: Clock at nominal voltage): its clock and its voltage as a share
+// of the top operating point's.
+func (h *heat) opp(u *hw.Unit) (freq, voltScale float64) {
+	if len(u.OPP) == 0 || h == nil {
 		return float64(u.Clock), 1
 	}
 	top := u.OPP[len(u.OPP)-1]
-	o := u.OPP[min(e.heat.caps[u.Name], len(u.OPP)-1)]
+	o := u.OPP[min(h.caps[u.Name], len(u.OPP)-1)]
 	return float64(o.Freq) * float64(u.Clock) / float64(top.Freq), float64(o.Volt) / float64(top.Volt)
 }
+
+// opp is a unit's current operating point.
+func (e *engine) opp(u *hw.Unit) (freq, voltScale float64) { return e.heat.opp(u) }
 
 // clockOf is the clock a unit runs at now.
 func (e *engine) clockOf(u *hw.Unit) float64 {
@@ -131,27 +139,65 @@ func (e *engine) clockOf(u *hw.Unit) float64 {
 	return f
 }
 
-// stepHeat advances the temperatures over a stretch of the run that ended
-// at end and lasted seconds, with the heat of each node as its energy over
-// the stretch, then lets the governor poll if its interval has passed and
-// applies the caps it sets.
-func (e *engine) stepHeat(end, seconds float64) {
-	h := e.heat
+// step is the heat side of a stretch of the run that ends at end and
+// lasts seconds, into whose nodes in.node joules of dynamic energy went:
+// it adds every unit's leakage at its node's temperature and voltage
+// (scaled by share, the part of the stretch the units are not
+// power-gated), advances the temperatures, lets the governor poll if its
+// interval has passed and applies the caps it sets. It returns the
+// leakage in joules and whether a cap moved. in.node is left in watts.
+//
+// Leakage follows temperature within the stretch: it is evaluated at the
+// temperatures a first advance predicts halfway through (a
+// predictor-corrector step), which keeps stretches much longer than a
+// junction's time constant stable.
+func (h *heat) step(end, seconds float64, in *deposit, share float64) (leak float64, moved bool) {
+	at := h.temps
 	if seconds > 0 {
-		for i := range h.power {
-			h.power[i] /= seconds
+		copy(h.trial, in.node)
+		for i := range h.units {
+			u := &h.units[i]
+			_, v := h.opp(u)
+			h.trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds * share
 		}
-		h.net.Advance(h.temps, h.temps, h.power, seconds)
+		for i := range h.trial {
+			h.trial[i] /= seconds
+		}
+		half := h.net.Advance(h.mid, h.temps, h.trial, seconds)
+		for i := range half {
+			half[i] = (h.temps[i] + half[i]) / 2
+		}
+		at = half
+	}
+	clear(h.power)
+	for i := range h.units {
+		u := &h.units[i]
+		_, v := h.opp(u)
+		l := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds * share
+		leak += l
+		in.node[h.nodeOf[u.Name]] += l
+		h.power[u.Name] += l
+	}
+	if seconds > 0 {
+		for _, uj := range in.units {
+			h.power[uj.unit] += uj.j
+		}
+		for k := range h.power {
+			h.power[k] /= seconds
+		}
+		for i := range in.node {
+			in.node[i] /= seconds
+		}
+		h.net.Advance(h.temps, h.temps, in.node, seconds)
 		h.track()
-		copy(h.last, h.power)
+		copy(h.last, in.node)
 	} else {
 		clear(h.last)
 	}
-	clear(h.power)
 	if end < h.nextPoll {
-		return
+		return leak, false
 	}
-	caps := h.gov.Poll(end-h.lastPoll, h.temps, e.unitPower)
+	caps := h.gov.Poll(end-h.lastPoll, h.temps, h.power)
 	h.lastPoll = end
 	h.nextPoll = end + h.gov.Interval()
 	lowered, changed := false, false
@@ -166,7 +212,7 @@ func (e *engine) stepHeat(end, seconds float64) {
 	if lowered && h.onset == nil {
 		h.onset = ptr(end)
 	}
-	e.dram.SetCapacity(e.dramBW * e.dramLevel())
+	return leak, changed
 }
 
 // dramLevel is the share of the DRAM's bandwidth the governor allows.

@@ -106,7 +106,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	e.work = w
 	e.scanBypass(w)
 	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
-	e.tracePass(start)
+	e.tracePass()
 	e.startReplay(w)
 	ops := e.lower(w)
 	t := e.exec.run(ops, e.plan(ops))

@@ -132,14 +132,13 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	}
 
 	work := workloads.Work{Phase: workloads.Prefill, Tokens: ts.prompt, Context: ts.base, Batch: c.Batch, Seed: c.Seed + uint64(ts.req)}
-	before, start := e.st.counters, e.clock
+	before := e.st.counters
 	var prefill float64
 	if ts.prompt > 0 {
 		prefill = e.prefill(s.pass, requestName("prefill", ts.req, *c), work)
 	}
 	sample := e.sample()
-	e.account(workloads.Prefill, e.st.counters.minus(before), prefill+sample)
-	e.clock = start + prefill + sample
+	e.advance(workloads.Prefill, workloads.Prefill.String(), e.st.counters.minus(before), prefill+sample)
 	stage("prefill", prefill)
 	stage("sample", sample)
 	if e.spec != nil {
@@ -255,8 +254,7 @@ func (e *engine) coldLoad() float64 {
 	f := footprint(e.cfg)
 	w := f.Weights + f.Draft
 	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
-	e.account(workloads.Prefill, counters{dramBytes: w, storageBytes: w}, read)
-	e.clock += read
+	e.advance(workloads.Prefill, workloads.Prefill.String(), counters{dramBytes: w, storageBytes: w}, read)
 	init := float64(e.unit.Init)
 	e.runStageTimeOn(e.host, init, workloads.Prefill)
 	return read + init
@@ -284,9 +282,8 @@ func (e *engine) runStageTimeOn(u *hw.Unit, seconds float64, phase workloads.Pha
 		return 0
 	}
 	e.stageUnit = u
-	e.account(phase, counters{stage: seconds}, seconds)
+	e.advance(phase, phase.String(), counters{stage: seconds}, seconds)
 	e.stageUnit = nil
-	e.clock += seconds
 	return seconds
 }
 
@@ -299,9 +296,8 @@ func (e *engine) idleAs(label string, seconds float64) {
 	defer func() { e.resting = -1 }()
 	for e.resting = 0; seconds > 0; {
 		dt := min(seconds, maxIdleStretch)
-		e.accountAs(workloads.Decode, label, counters{}, dt)
+		e.advance(workloads.Decode, label, counters{}, dt)
 		e.resting += dt
-		e.clock += dt
 		seconds -= dt
 	}
 }

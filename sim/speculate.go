@@ -245,8 +245,7 @@ func (e *engine) verifyStep(w workloads.Work, index int, name string) float64 {
 	if e.reuses() {
 		sp.verifyMemo.add(key, w.Context, &simulated{index: index, seconds: t, delta: delta, fallback: e.fallbackDelta(fb)})
 	}
-	e.account(workloads.Decode, delta, t)
-	e.clock += t
+	e.advance(workloads.Decode, workloads.Decode.String(), delta, t)
 	return t
 }
 
@@ -281,8 +280,7 @@ func (e *engine) charge(phase workloads.Phase, name string, t float64, d counter
 		DRAMUtil: ratio(d.dramBytes, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(d.l3HitBytes, e.l3BW*t),
 	})
-	e.account(phase, d, t)
-	e.clock += t
+	e.advance(phase, phase.String(), d, t)
 }
 
 // speculate decodes gen tokens after base tokens of context in speculative

@@ -106,10 +106,9 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			}
 			skipped = skipped[:0]
 			e.trace.shift(mark, end, e.clock-clock) // the step ran after the skipped ones
-			e.account(workloads.Decode, cur.delta, t)
 			sample.StartS = e.clock
 			e.st.samples = append(e.st.samples, sample)
-			e.clock += t
+			e.advance(workloads.Decode, workloads.Decode.String(), cur.delta, t)
 			e.noteStep(t, work.Context, key, true)
 			steps[s] = t
 		}
@@ -329,7 +328,6 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 	d.add(a.delta, 1-w)
 	d.add(b.delta, w)
 	e.st.counters.add(d, 1)
-	e.account(workloads.Decode, d, t)
 	for kind, fa := range a.fallback {
 		f := e.st.fallbacks[kind]
 		fb := b.fallback[kind]
@@ -344,7 +342,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(l3, e.l3BW*t),
 	})
-	e.clock += t
+	e.advance(workloads.Decode, workloads.Decode.String(), d, t)
 	e.noteStep(t, e.stepBase+k, e.heat.key(), false)
 	return t
 }

@@ -173,14 +173,13 @@ func (t *Trace) settle(until float64) {
 	t.pending = slices.Delete(t.pending, 0, n) // the emitted events' args freed
 }
 
-// now is the current time of the run, in seconds: the event kernel's time
-// within the pass plus everything before the pass.
-func (e *engine) now() float64 { return e.passStart + (e.sim.Now() - e.passSim).Seconds() }
+// now is the current time of the run, in seconds: the run's clock, which
+// stands at the start of the pass while it runs, plus the event kernel's
+// time since the pass began.
+func (e *engine) now() float64 { return e.clock + (e.sim.Now() - e.passSim).Seconds() }
 
-// tracePass starts a pass's clock for the trace.
-func (e *engine) tracePass(at float64) {
-	e.passStart, e.passSim = at, e.sim.Now()
-}
+// tracePass notes the event kernel's time as a pass begins, for now.
+func (e *engine) tracePass() { e.passSim = e.sim.Now() }
 
 // traceCounters adds the run's counters: DRAM and L3 utilisation per pass
 // and the units' clocks; a streamed trace emits what it still holds.
