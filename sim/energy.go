@@ -188,6 +188,7 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 	}
 	e.record(label, seconds, p.total())
 	e.clock += seconds
+	e.lead = 0
 }
 
 // record adds a point to the run's time series: the stretch's end, its

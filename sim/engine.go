@@ -80,8 +80,9 @@ type engine struct {
 	stageUnit *hw.Unit       // the unit a pipeline stage runs on, while it runs
 	stopAt    float64        // a session's end, seconds of the run; 0 for one request
 	kvScan    bool           // this pass's KV reads cannot hit: see scanBypass
-	passSim   des.Time       // the event kernel's time when the pass began: its time since is the run's since clock
-	clock     float64        // the run's one clock: seconds so far, moved only by advance
+	clock     float64        // the run's one clock: seconds so far, moved only by advance, to a stretch's end
+	lead      float64        // seconds of the current stretch run so far (its passes and sampling), while clock stands at its start
+	passSim   des.Time       // the event kernel's time when the current pass began (or the last one ended)
 	work      workloads.Work // the pass being run
 	spec      *speculation   // speculative decoding's draft, when the run has one
 	paged     float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)

@@ -105,8 +105,8 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	c := e.cfg
 	e.work = w
 	e.scanBypass(w)
-	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.clock
-	e.tracePass()
+	e.lap(0)
+	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.now()
 	e.startReplay(w)
 	ops := e.lower(w)
 	t := e.exec.run(ops, e.plan(ops))
@@ -124,6 +124,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 		DRAMUtil: ratio(e.st.dramBytes-dram, float64(c.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
 	})
+	e.lap(t)
 	return t
 }
 
@@ -206,6 +207,7 @@ func (e *engine) sample() float64 {
 		at := e.now()
 		e.trace.span(e.host.Name, "sample", "host", at, at+t, nil)
 	}
+	e.lap(t)
 	return t
 }
 

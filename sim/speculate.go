@@ -187,6 +187,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 // returns its time and counters, accounting nothing.
 func (side *engine) sideStep(name string, w workloads.Work, sample bool) (float64, counters, map[string]Fallback) {
 	side.dram.SetCapacity(side.dramBW * side.dramLevel())
+	side.lead = 0 // a side engine's clock stays at 0: it only measures
 	before, fb := side.st.counters, side.fallbackSnapshot()
 	t := side.pass(name, w)
 	if sample {

@@ -174,12 +174,16 @@ func (t *Trace) settle(until float64) {
 }
 
 // now is the current time of the run, in seconds: the run's clock, which
-// stands at the start of the pass while it runs, plus the event kernel's
-// time since the pass began.
-func (e *engine) now() float64 { return e.clock + (e.sim.Now() - e.passSim).Seconds() }
+// stands at the start of the stretch, plus what the stretch has run before
+// the current pass, plus the event kernel's time since the pass began.
+func (e *engine) now() float64 { return e.clock + e.lead + (e.sim.Now() - e.passSim).Seconds() }
 
-// tracePass notes the event kernel's time as a pass begins, for now.
-func (e *engine) tracePass() { e.passSim = e.sim.Now() }
+// lap adds t seconds of work just done to the current stretch, and notes
+// the event kernel's time, for now.
+func (e *engine) lap(t float64) {
+	e.lead += t
+	e.passSim = e.sim.Now()
+}
 
 // traceCounters adds the run's counters: DRAM and L3 utilisation per pass
 // and the units' clocks; a streamed trace emits what it still holds.

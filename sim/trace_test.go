@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -192,5 +194,31 @@ func TestStreamTraceIsTheFinishedTrace(t *testing.T) {
 				t.Errorf("held up to %d of %d events", most, len(got))
 			}
 		})
+	}
+}
+
+// TestStretchesFollowOneAnother: a run has one clock, so its passes follow
+// one another in time. Genie prefills a prompt in 128-token chunks, each a
+// pass of its own inside the prefill's one stretch; each chunk's bandwidth
+// sample starts where the one before ended (before the run had one clock
+// they all started at 0), and each decode step starts once the token
+// before it is sampled.
+func TestStretchesFollowOneAnother(t *testing.T) {
+	cfg := configFor(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-1b", quant: "W4A16", prompt: 300, gen: 3, fidelity: Analytic, runtime: runtimes.MustLoad("genie")})
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.Bandwidth
+	if len(b) != 3+3 || b[2].Pass != "prefill" || b[3].Pass != "decode 0" {
+		t.Fatalf("passes %v, want three 128-token prefill chunks and three decode steps", b)
+	}
+	for i := 1; i < len(b); i++ {
+		end := b[i-1].StartS + b[i-1].Seconds
+		gap := b[i].StartS - end
+		sampled := b[i].Pass != "prefill" // a decode step starts after the last pass's token is sampled
+		if gap < -1e-12 || !sampled && gap > 1e-12 || sampled && gap > 1e-3 {
+			t.Errorf("%s starts at %.6f s, %.3g s after %s ended", b[i].Pass, b[i].StartS, gap, b[i-1].Pass)
+		}
 	}
 }
