@@ -64,13 +64,13 @@ func (w WhatIf) String() string {
 func ParseWhatIf(s string) (WhatIf, error) {
 	lhs, value, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(lhs) == "" || strings.TrimSpace(value) == "" {
-		return WhatIf{}, fmt.Errorf("--what-if %q is not PATH=VALUE or CHIP:PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s, seed-c:units.npu.peak.int8=40TOPS)", s)
+		return WhatIf{}, sim.FieldErrorf("what_if", "%q is not PATH=VALUE or CHIP:PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s, seed-c:units.npu.peak.int8=40TOPS)", s)
 	}
 	w := WhatIf{Set: strings.TrimSpace(lhs) + "=" + strings.TrimSpace(value)}
 	if chip, path, ok := strings.Cut(lhs, ":"); ok {
 		chip, path = strings.TrimSpace(chip), strings.TrimSpace(path)
 		if chip == "" || path == "" {
-			return WhatIf{}, fmt.Errorf("--what-if %q: CHIP:PATH=VALUE needs both a chip and a path", s)
+			return WhatIf{}, sim.FieldErrorf("what_if", "%q: CHIP:PATH=VALUE needs both a chip and a path", s)
 		}
 		w = WhatIf{Chip: chip, Set: path + "=" + strings.TrimSpace(value)}
 	}
@@ -113,7 +113,7 @@ func Prepare(req Request) (*Plan, error) {
 	}
 	for _, w := range req.WhatIf {
 		if w.Chip != "" && !slices.Contains(req.Candidates, w.Chip) {
-			return nil, fmt.Errorf("--what-if %s: %s is not a candidate; candidates: %s", w, w.Chip, strings.Join(req.Candidates, ", "))
+			return nil, sim.FieldErrorf("what_if", "%s: %s is not a candidate; candidates: %s", w, w.Chip, strings.Join(req.Candidates, ", "))
 		}
 	}
 	if len(req.WhatIf) > 0 {

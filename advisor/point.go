@@ -1,7 +1,6 @@
 package advisor
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -72,13 +71,13 @@ func put(m map[string]any, path string, v float64) error {
 		}
 		sub, ok := next.(map[string]any)
 		if !ok {
-			return fmt.Errorf("--vary %s: %s.%s is already a field", path, varyKey, p)
+			return sim.FieldErrorf("vary", "%s: %s.%s is already a field", path, varyKey, p)
 		}
 		m = sub
 	}
 	last := parts[len(parts)-1]
 	if _, ok := m[last].(map[string]any); ok {
-		return fmt.Errorf("--vary %s: fields %s.%s.… are varied too; vary one or the other", path, varyKey, path)
+		return sim.FieldErrorf("vary", "%s: fields %s.%s.… are varied too; vary one or the other", path, varyKey, path)
 	}
 	m[last] = v
 	return nil

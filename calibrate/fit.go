@@ -648,7 +648,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	}
 	for _, n := range names {
 		if defOf(n) == nil {
-			return nil, &InputError{Msg: fmt.Sprintf("--params %q: no such parameter; use %s", n, strings.Join(ParamNames(), ", "))}
+			return nil, sim.FieldErrorf("params", "%q: no such parameter; use %s", n, strings.Join(ParamNames(), ", "))
 		}
 	}
 	fit := &Fit{}

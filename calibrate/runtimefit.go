@@ -7,6 +7,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
+	"github.com/edgetwin/edgetwin/sim"
 )
 
 // forRuntime keeps the records of one runtime and the parameters a
@@ -24,7 +25,7 @@ func forRuntime(recs []Record, names []string, id string) ([]Record, []string, m
 		}
 	}
 	if len(keep) == 0 {
-		return nil, nil, nil, &InputError{Msg: fmt.Sprintf("--runtime %s: no record names that runtime (a record's \"runtime\" field)", id)}
+		return nil, nil, nil, sim.FieldErrorf("runtime", "%s: no record names that runtime (a record's \"runtime\" field)", id)
 	}
 	var params []string
 	for _, n := range names {
@@ -33,7 +34,7 @@ func forRuntime(recs []Record, names []string, id string) ([]Record, []string, m
 		}
 	}
 	if len(params) == 0 {
-		return nil, nil, nil, &InputError{Msg: fmt.Sprintf("--runtime %s fits a runtime's figures (%s); --params names none of them", id, strings.Join(RuntimeParams, ", "))}
+		return nil, nil, nil, sim.FieldErrorf("params", "names none of the figures a runtime's fit (%s) fits (%s)", id, strings.Join(RuntimeParams, ", "))
 	}
 	return keep, params, map[string]*runtimes.Profile{id: p.Bare()}, nil
 }

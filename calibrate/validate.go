@@ -143,7 +143,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			}
 		}
 		if len(groups) < 2 {
-			return nil, &InputError{Msg: fmt.Sprintf("--holdout %s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)}
+			return nil, sim.FieldErrorf("holdout", "%s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)
 		}
 		// Records that name a runtime are predicted with it bare, and each
 		// runtime is fitted on its own records (FitOptions.Runtime): a
@@ -211,7 +211,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			}
 		}
 	default:
-		return nil, &InputError{Msg: fmt.Sprintf("--holdout %q is not allowed: use chip or model", opt.Holdout)}
+		return nil, sim.FieldErrorf("holdout", "%q is not allowed: use chip or model", opt.Holdout)
 	}
 	v.summarise()
 	return v, nil

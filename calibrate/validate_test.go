@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // TestValidationSummary checks the MAPE and worst case on hand-made
@@ -66,7 +68,7 @@ func TestValidatePredictsEachRecord(t *testing.T) {
 		t.Errorf("decode MAPE %g without the overlay: the overlay should matter", without.MAPE["decode"])
 	}
 	_, err = Validate(context.Background(), recs[:2], ValidateOptions{Fidelity: "analytic", Holdout: "chip"})
-	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "two") {
+	if err == nil || !spec.IsUserInput(err) || !strings.Contains(err.Error(), "two") {
 		t.Errorf("hold-out over one chip: %v", err)
 	}
 }

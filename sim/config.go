@@ -110,13 +110,13 @@ func (c *Config) routesUnionPerStep() bool {
 	return m != nil && c.Batch > 1 && m.Active < m.Experts
 }
 
-// ParseFidelity reads a --fidelity value.
+// ParseFidelity reads a fidelity's name.
 func ParseFidelity(s string) (Fidelity, error) {
 	switch f := Fidelity(s); f {
 	case Analytic, Tile, Line:
 		return f, nil
 	}
-	return "", fmt.Errorf("--fidelity %q is not allowed: use analytic, tile or line", s)
+	return "", FieldErrorf("fidelity", "%q is not allowed: use analytic, tile or line", s)
 }
 
 // Config is one simulation's inputs.
@@ -181,15 +181,40 @@ func (c *Config) compiled() *workloads.Graph {
 
 // InputError is a problem with the run's inputs (a model that does not fit,
 // a unit that does not exist): the CLI exits 2 on it.
-type InputError struct{ Msg string }
+//
+// Field, when the problem is one setting's, names it as a Config field
+// path in lower case ("threads", "unit", "draft.len"), never as a flag or
+// a file key: the front end that took the value says where the user gave
+// it (the CLI as --threads, a review file at its line). Msg then reads on
+// from the field's name ("99 is not allowed: …").
+type InputError struct{ Field, Msg string }
 
-func (e *InputError) Error() string { return e.Msg }
+// Error is the message, the field's name first when it has one.
+func (e *InputError) Error() string { return e.Named(e.Field) }
+
+// Named is the message with the field called name: what a front end calls
+// it (a flag, a file's key).
+func (e *InputError) Named(name string) string {
+	switch {
+	case e.Field == "":
+		return e.Msg
+	case strings.HasPrefix(e.Msg, ":"):
+		return name + e.Msg
+	}
+	return name + " " + e.Msg
+}
 
 // UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
 func (*InputError) UserInput() {}
 
 func inputErrorf(format string, args ...any) error {
 	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// FieldErrorf is an InputError in one setting, field (a Config field path
+// in lower case, or the like for the inputs of a package above sim).
+func FieldErrorf(field, format string, args ...any) error {
+	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // pickUnit returns the unit that runs the model's matrix work and the dtype
@@ -201,14 +226,14 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	if c.Unit != "" {
 		u := c.Chip.Unit(c.Unit)
 		if u == nil {
-			return nil, "", inputErrorf("--unit %q: %s has no such unit; units: %s", c.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+			return nil, "", FieldErrorf("unit", "%q: %s has no such unit; units: %s", c.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
 		}
 		dt, ok := u.ComputeDtype(act)
 		if !ok {
-			return nil, "", inputErrorf("--unit %s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
+			return nil, "", FieldErrorf("unit", "%s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
 		}
 		if f, ok := Unread(c.Chip, u, formats); ok {
-			return nil, "", inputErrorf("--unit %s cannot run %s: its kernels do not read %s weights (it reads %s); choose another --quant or --unit", u.Name, c.Quant, f, strings.Join(UnitFormats(c.Chip, u), ", "))
+			return nil, "", FieldErrorf("unit", "%s cannot run %s: its kernels do not read %s weights (it reads %s); choose another quant or unit", u.Name, c.Quant, f, strings.Join(UnitFormats(c.Chip, u), ", "))
 		}
 		return u, dt, nil
 	}
@@ -366,17 +391,17 @@ func (c *Config) validate() error {
 	case c.Chip == nil || c.Model == nil:
 		panic("sim: Config needs a chip and a model")
 	case c.Prompt < 0:
-		return inputErrorf("--prompt %d is not allowed: must be 0 or more", c.Prompt)
+		return FieldErrorf("prompt", "%d is not allowed: must be 0 or more", c.Prompt)
 	case c.Gen < 0:
-		return inputErrorf("--gen %d is not allowed: must be 0 or more", c.Gen)
+		return FieldErrorf("gen", "%d is not allowed: must be 0 or more", c.Gen)
 	case c.Batch < 1:
-		return inputErrorf("--batch %d is not allowed: must be 1 or more", c.Batch)
+		return FieldErrorf("batch", "%d is not allowed: must be 1 or more", c.Batch)
 	case c.Threads < 0:
-		return inputErrorf("--threads %d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
+		return FieldErrorf("threads", "%d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
 	case c.Depth < 0:
-		return inputErrorf("--depth %d is not allowed: must be 0 or more", c.Depth)
+		return FieldErrorf("depth", "%d is not allowed: must be 0 or more", c.Depth)
 	case c.Depth > 0 && c.Scenario != nil:
-		return inputErrorf("--depth %d with --scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
+		return FieldErrorf("depth", "%d with scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
 	}
 	if c.Fidelity == "" {
 		c.Fidelity = Tile
@@ -415,10 +440,10 @@ func (c *Config) validate() error {
 		}
 	}
 	if s := c.Schedule; s != nil && s.picksSpeculative() && c.Draft == nil {
-		return inputErrorf("--schedule %s picks speculative decoding for some turns: give the draft model with --draft", s.Name)
+		return FieldErrorf("schedule", "%s picks speculative decoding for some turns: give the draft model (draft)", s.Name)
 	}
 	if c.Duration < 0 {
-		return inputErrorf("--duration %g s is not allowed: must be positive", c.Duration)
+		return FieldErrorf("duration", "%g s is not allowed: must be positive", c.Duration)
 	}
 	if c.Policy == nil {
 		p, err := LoadPolicy(c.Chip.Policy)

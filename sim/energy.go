@@ -243,11 +243,11 @@ func (e *engine) tooLong() error {
 	if len(e.st.series) < maxSeriesPoints {
 		what = fmt.Sprintf("about %.3g by the end of its %.4g h at the rate of its first %.3g s", float64(len(e.st.series))/e.clock*e.stopAt, e.stopAt/3600, e.clock)
 	}
-	at := ""
+	const msg = "the run would keep more than %d steps in memory (about 1 GiB), %s; give a shorter duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)"
 	if e.cfg.Duration > 0 {
-		at = "--duration " + units.Format(e.cfg.Duration, units.KindDuration) + ": "
+		return FieldErrorf("duration", "%s: "+msg, units.Format(e.cfg.Duration, units.KindDuration), maxSeriesPoints, what)
 	}
-	return inputErrorf("%sthe run would keep more than %d steps in memory (about 1 GiB), %s; give a shorter --duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)", at, maxSeriesPoints, what)
+	return inputErrorf(msg, maxSeriesPoints, what)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

@@ -421,7 +421,7 @@ func resolve(cfg *Config) (Choice, error) {
 	// on every chip rather than ignored off the CPU.
 	for _, u := range cfg.Chip.Units {
 		if u.Kind == hw.CPU && cfg.Threads > u.Cores {
-			return Choice{}, inputErrorf("--threads %d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+			return Choice{}, FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
 		}
 	}
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)

@@ -59,7 +59,7 @@ func Choose(cfg *Config) (Choice, error) {
 	p := cfg.Runtime
 	formats := formatNames(cfg)
 	if f, unread := p.Unread(formats); unread {
-		return Choice{}, inputErrorf("--runtime %s cannot run %s: it does not read %s weights (it reads %s); choose another --quant or --runtime", p.ID, cfg.Quant, f, strings.Join(p.Formats, ", "))
+		return Choice{}, FieldErrorf("runtime", "%s cannot run %s: it does not read %s weights (it reads %s); choose another quant or runtime", p.ID, cfg.Quant, f, strings.Join(p.Formats, ", "))
 	}
 	best, bestDt := bestUnit(cfg, func(u *hw.Unit) bool { return p.Drives(u.Kind, cfg.Chip.Vendor) })
 	if best == nil {
@@ -71,7 +71,7 @@ func Choose(cfg *Config) (Choice, error) {
 		if len(p.Vendors) > 0 {
 			vendors = " of " + strings.Join(p.Vendors, "/") + " chips"
 		}
-		return Choice{}, inputErrorf("--runtime %s drives %s units%s; %s of %s (%s) is one it can run at %s", p.ID, strings.Join(p.Units, "/"), vendors, where, cfg.Chip.ID, cfg.Chip.Vendor, cfg.Quant.ActDtype(workloads.RoleFFN))
+		return Choice{}, FieldErrorf("runtime", "%s drives %s units%s; %s of %s (%s) is one it can run at %s", p.ID, strings.Join(p.Units, "/"), vendors, where, cfg.Chip.ID, cfg.Chip.Vendor, cfg.Quant.ActDtype(workloads.RoleFFN))
 	}
 	return Choice{Unit: best, Dtype: bestDt, Runtime: p}, nil
 }

@@ -48,8 +48,9 @@ func TestBadSchedules(t *testing.T) {
 	}
 	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", prompt: 8, gen: 4, fidelity: Analytic})
 	cfg.Schedule, _ = LoadSchedule("latency-budget")
-	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--draft") {
-		t.Errorf("latency-budget without a draft: %v, want an input error asking for --draft", err)
+	var ie *InputError
+	if _, err := Run(context.Background(), cfg); !errors.As(err, &ie) || ie.Field != "schedule" || !strings.Contains(ie.Msg, "give the draft model") {
+		t.Errorf("latency-budget without a draft: %v, want an input error in the schedule asking for the draft model", err)
 	}
 }
 

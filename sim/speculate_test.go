@@ -181,7 +181,7 @@ func TestBadDrafts(t *testing.T) {
 		want  string
 	}{
 		{"vocabulary", Draft{Model: other}, 1, "share the model's tokenizer"},
-		{"batch", Draft{Model: small}, 2, "--batch 1"},
+		{"batch", Draft{Model: small}, 2, "a batch of 1"},
 		{"accept > 1", Draft{Model: small, Accept: &half}, 1, "lies in 0..1"},
 		{"accept < 0", Draft{Model: small, Accept: &over}, 1, "lies in 0..1"},
 		{"length", Draft{Model: small, Len: 1000}, 1, "1 to 64"},

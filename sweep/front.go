@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/edgetwin/edgetwin/sim"
 	"slices"
 	"strings"
 )
@@ -52,14 +53,14 @@ func ParseObjectives(spec string) ([]Objective, error) {
 		p = strings.TrimSpace(p)
 		dir, text, ok := strings.Cut(p, ":")
 		if !ok || (dir != "min" && dir != "max") {
-			return nil, inputErrorf("--pareto %q: %q has no direction: write min:EXPR or max:EXPR, e.g. --pareto 'min:ttft_s,max:decode.tokens_per_s'", spec, p)
+			return nil, sim.FieldErrorf("pareto", "%q: %q has no direction: write min:EXPR or max:EXPR, e.g. --pareto 'min:ttft_s,max:decode.tokens_per_s'", spec, p)
 		}
 		if strings.TrimSpace(text) == "" {
-			return nil, inputErrorf("--pareto %q: %s: has no expression", spec, dir)
+			return nil, sim.FieldErrorf("pareto", "%q: %s: has no expression", spec, dir)
 		}
 		o := Objective{Text: strings.TrimSpace(text), Maximize: dir == "max"}
 		if slices.ContainsFunc(out, func(x Objective) bool { return x.Text == o.Text }) {
-			return nil, inputErrorf("--pareto %q names %s twice", spec, o.Text)
+			return nil, sim.FieldErrorf("pareto", "%q names %s twice", spec, o.Text)
 		}
 		out = append(out, o)
 	}
@@ -68,7 +69,7 @@ func ParseObjectives(spec string) ([]Objective, error) {
 		if len(out) == 1 && strings.Contains(out[0].Text, ",") {
 			hint = " (each objective starts with min: or max:)"
 		}
-		return nil, inputErrorf("--pareto %q has %d objective(s)%s: give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", spec, len(out), hint)
+		return nil, sim.FieldErrorf("pareto", "%q has %d objective(s)%s: give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", spec, len(out), hint)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/edgetwin/edgetwin/sim"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func ParseSample(s string, seed uint64) (Sample, error) {
 	kind, n, ok := strings.Cut(s, ":")
 	count, err := strconv.Atoi(n)
 	if !ok || (kind != SampleRandom && kind != SampleLHS) || err != nil || count < 1 || count > MaxPoints {
-		return Sample{}, inputErrorf("--sample %q is not allowed: use random:N or lhs:N (a Latin hypercube), 1 ≤ N ≤ %d", s, MaxPoints)
+		return Sample{}, sim.FieldErrorf("sample", "%q is not allowed: use random:N or lhs:N (a Latin hypercube), 1 ≤ N ≤ %d", s, MaxPoints)
 	}
 	return Sample{Kind: kind, N: count, Seed: seed}, nil
 }

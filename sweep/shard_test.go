@@ -52,12 +52,12 @@ func TestParseShardErrors(t *testing.T) {
 		env    func(string) string
 		want   string
 	}{
-		{"4/4", 0, env(), `--shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
+		{"4/4", 0, env(), `shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
 		{"-1/4", 0, env(), "is not allowed"},
 		{"0/0", 0, env(), "is not allowed"},
 		{"1", 0, env(), "is not allowed"},
 		{"a/b", 0, env(), "is not allowed"},
-		{"0/2", 2, env(), "--shards 2 goes with --shard auto"},
+		{"0/2", 2, env(), "shards 2 goes with --shard auto"},
 		{"auto", 0, env(), "neither SLURM_ARRAY_TASK_ID (a Slurm array) nor JOB_COMPLETION_INDEX"},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), "SLURM_ARRAY_TASK_COUNT is not set"},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "one", "SLURM_ARRAY_TASK_COUNT", "4"), `SLURM_ARRAY_TASK_ID="one" is not a whole number`},
@@ -67,7 +67,7 @@ func TestParseShardErrors(t *testing.T) {
 		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), "needs --shards N"},
 		{"auto", 2, env("JOB_COMPLETION_INDEX", "2"), "JOB_COMPLETION_INDEX=2 is not below --shards 2"},
 		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), `JOB_COMPLETION_INDEX="x" is not a whole number`},
-		{"auto", -1, env("JOB_COMPLETION_INDEX", "0"), "--shards -1 is not allowed"},
+		{"auto", -1, env("JOB_COMPLETION_INDEX", "0"), "shards -1 is not allowed"},
 		{"auto", 2, env("JOB_COMPLETION_INDEX", "0", "SLURM_ARRAY_TASK_ID", "0"), "both SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX are set"},
 	} {
 		_, err := ParseShard(tc.spec, tc.shards, tc.env)

@@ -46,7 +46,7 @@ func ParseSpace(flags []string) ([]Axis, error) {
 
 func parseAxes(flags []string, grid bool) ([]Axis, error) {
 	if len(flags) == 0 {
-		return nil, inputErrorf("--vary is required %s", varyForms)
+		return nil, sim.FieldErrorf("vary", "is required %s", varyForms)
 	}
 	var axes []Axis
 	seen := map[string]bool{}
@@ -58,13 +58,13 @@ func parseAxes(flags []string, grid bool) ([]Axis, error) {
 		}
 		switch {
 		case seen[a.Field]:
-			return nil, inputErrorf("--vary %s is given twice; give one range (a list a,b,c takes any values)", a.Field)
+			return nil, sim.FieldErrorf("vary", "%s is given twice; give one range (a list a,b,c takes any values)", a.Field)
 		case a.Field == FieldKV && seen[FieldCtx], a.Field == FieldCtx && seen[FieldKV]:
-			return nil, inputErrorf("--vary kv and --vary ctx both set the context length; vary one of them")
+			return nil, sim.FieldErrorf("vary", "kv and --vary ctx both set the context length; vary one of them")
 		}
 		seen[a.Field] = true
 		if total = min(total*len(a.Values), MaxPoints+1); grid && total > MaxPoints {
-			return nil, inputErrorf("--vary: the ranges give more than %d points together; use coarser steps or fewer fields, or sample the space (--sample lhs:N)", MaxPoints)
+			return nil, sim.FieldErrorf("vary", ": the ranges give more than %d points together; use coarser steps or fewer fields, or sample the space (--sample lhs:N)", MaxPoints)
 		}
 		axes = append(axes, a)
 	}
@@ -76,7 +76,7 @@ func ParseVary(s string) (Axis, error) {
 	field, text, ok := strings.Cut(s, "=")
 	field, text = strings.TrimSpace(field), strings.TrimSpace(text)
 	if !ok || field == "" || text == "" {
-		return Axis{}, inputErrorf("--vary %q is not FIELD=RANGE %s", s, varyForms)
+		return Axis{}, sim.FieldErrorf("vary", "%q is not FIELD=RANGE %s", s, varyForms)
 	}
 	read := readQuantity
 	switch field {
@@ -90,7 +90,7 @@ func ParseVary(s string) (Axis, error) {
 	}
 	values, kind, err := parseRange(text, read)
 	if err != nil {
-		return Axis{}, inputErrorf("--vary %s=%s: %v %s", field, text, err, varyForms)
+		return Axis{}, sim.FieldErrorf("vary", "%s=%s: %v %s", field, text, err, varyForms)
 	}
 	if field == FieldCtx {
 		values = wholeTokens(values)

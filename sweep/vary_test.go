@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 )
 
 const MiB = 1 << 20
@@ -90,8 +92,9 @@ func TestParseVaryErrors(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "--vary") || !strings.Contains(msg, "a..b:step") {
-			t.Errorf("%s: %q should name --vary, say %q and list the forms", tc.in, msg, tc.want)
+		var ie *sim.InputError
+		if !strings.Contains(msg, tc.want) || !errors.As(err, &ie) || ie.Field != "vary" || !strings.Contains(msg, "a..b:step") {
+			t.Errorf("%s: %q should be an input error in vary, say %q and list the forms", tc.in, msg, tc.want)
 		}
 	}
 	if _, err := ParseVaries([]string{"kv=1MiB..2MiB:1MiB", "ctx=1,2"}); err == nil || !strings.Contains(err.Error(), "vary one of them") {

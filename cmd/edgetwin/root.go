@@ -12,6 +12,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/internal/suggest"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -70,11 +71,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if c := context.Cause(ctx); c != nil && errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), c.Error()) {
 		err = fmt.Errorf("%w (%v)", err, c) // say why the context was cancelled
 	}
-	fmt.Fprintln(stderr, "edgetwin: "+spec.OneLine(err.Error()))
+	fmt.Fprintln(stderr, "edgetwin: "+spec.OneLine(flagged(err)))
 	if spec.IsUserInput(err) {
 		return exitBadInput
 	}
 	return exitInternal
+}
+
+// flagged is err's message on the command line: a setting a package below
+// cmd names by its field (sim.InputError's Field: "draft.len", "what_if")
+// is named by the flag that gives it (--draft-len, --what-if), the field
+// path with its dots and underscores as dashes, as every such flag is
+// spelled.
+func flagged(err error) string {
+	msg := err.Error()
+	var ie *sim.InputError
+	if errors.As(err, &ie) && ie.Field != "" {
+		msg = strings.Replace(msg, ie.Error(), ie.Named("--"+strings.NewReplacer(".", "-", "_", "-").Replace(ie.Field)), 1)
+	}
+	return msg
 }
 
 // stopOnSignal is ctx, cancelled with the signal as its cause on SIGINT or
