@@ -3,6 +3,7 @@ package advisor
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -373,5 +374,31 @@ func TestAdvise(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no vendor question on the DRAM's sequential efficiency for all three chips: %+v", a.VendorQuestions)
+	}
+}
+
+// TestParetoFrontOfThePassing: the price/throughput front is drawn through
+// the chips a buyer can choose. A cheap fast chip that fails a requirement
+// would dominate the others; it stays on the plane (a cross in the
+// figure) but off the front, and the passing chip it would have hidden is
+// on it. Before, the front ran through the failing chip.
+func TestParetoFrontOfThePassing(t *testing.T) {
+	row := func(soc string, price, rate float64, pass bool) Row {
+		return Row{SoC: soc, PriceUSD: price, Pass: pass, Result: &sim.Result{},
+			env: map[string]any{"decode": map[string]any{"tokens_per_s": rate}}}
+	}
+	p := pareto([]Row{
+		row("cheap-fast-fails", 100, 30, false),
+		row("mid", 150, 20, true),
+		row("dear-faster", 300, 40, true),
+		row("dear-slow", 300, 10, true),
+	})
+	on := map[string]bool{}
+	for _, pt := range p.Points {
+		on[pt.SoC] = pt.OnFront
+	}
+	want := map[string]bool{"cheap-fast-fails": false, "mid": true, "dear-faster": true, "dear-slow": false}
+	if !maps.Equal(on, want) || len(p.Points) != 4 {
+		t.Errorf("on the front: %v, want %v (every chip on the plane)", on, want)
 	}
 }

@@ -214,6 +214,7 @@ func pareto(rows []Row) Pareto {
 		p.Note = "decode tokens/s"
 	}
 	var in []ParetoInput
+	var at []int // the point each of in is
 	for _, r := range rows {
 		var why []string
 		if r.PriceUSD <= 0 {
@@ -232,10 +233,13 @@ func pareto(rows []Row) Pareto {
 			continue
 		}
 		p.Points = append(p.Points, ParetoPoint{SoC: r.SoC, Cost: r.PriceUSD, Value: *v, Pass: r.Pass})
-		in = append(in, ParetoInput{Cost: r.PriceUSD, Value: *v})
+		if r.Pass { // a chip that fails a requirement is no choice: the front is of those that pass
+			in = append(in, ParetoInput{Cost: r.PriceUSD, Value: *v})
+			at = append(at, len(p.Points)-1)
+		}
 	}
 	for _, i := range Front(in) {
-		p.Points[i].OnFront = true
+		p.Points[at[i]].OnFront = true
 	}
 	slices.SortStableFunc(p.Points, func(a, b ParetoPoint) int {
 		if c := cmp.Compare(a.Cost, b.Cost); c != 0 {

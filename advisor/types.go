@@ -142,7 +142,7 @@ type ParetoPoint struct {
 	Cost    float64
 	Value   float64
 	Pass    bool
-	OnFront bool
+	OnFront bool // on the front of the chips that pass: none cheaper is faster
 }
 
 // Question is one question for chip vendors: a parameter the decision
