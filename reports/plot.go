@@ -76,6 +76,11 @@ type Panel struct {
 	// YFit fits the y axis to the data instead of starting it at zero:
 	// for temperatures, whose zero means nothing.
 	YFit bool
+	// Scale, when set, is shared by every panel of the figure with the
+	// same Scale: one y range over all of them, for panels the reader
+	// compares (one quantity per model, miss rates side by side), so a
+	// taller line means a larger figure in whichever panel it is.
+	Scale string
 }
 
 // Line is one series. Label is empty when the figure has a single line.
@@ -137,6 +142,9 @@ func SweepPlotData(s *sweep.Result) PlotData {
 		}
 		yUnit, yDiv := axisUnit(ys, sim.KeyKind(name))
 		panel := Panel{YLabel: withUnit(sim.KeyLabel(name), yUnit), Lines: make([]Line, len(groups))}
+		if sim.KeyKind(name) == units.KindFraction {
+			panel.Scale = "per cent" // rates side by side: one 0–100% reading
+		}
 		for g, label := range groups {
 			panel.Lines[g].Label = label
 		}
@@ -382,10 +390,28 @@ func (d PlotData) Figure() (*Figure, error) {
 		}
 		f.Panels = append(f.Panels, pl)
 	}
+	shareScales(d.Panels, f.Panels)
 	if !d.PanelLegends && len(d.Panels) > 0 && len(d.Panels[0].Lines) > 1 {
 		f.Legend = linesLegend(d.Panels[0].Lines, lineOf)
 	}
 	return f, nil
+}
+
+// shareScales gives the plots of panels with the same Scale one y range,
+// the union of theirs.
+func shareScales(panels []Panel, plots []*plot.Plot) {
+	for i, p := range panels {
+		if p.Scale == "" {
+			continue
+		}
+		lo, hi := plots[i].Y.Min, plots[i].Y.Max
+		for j, q := range panels {
+			if q.Scale == p.Scale {
+				lo, hi = math.Min(lo, plots[j].Y.Min), math.Max(hi, plots[j].Y.Max)
+			}
+		}
+		plots[i].Y.Min, plots[i].Y.Max = lo, hi
+	}
 }
 
 // styles gives each line its style's index: one per label across the

@@ -304,3 +304,26 @@ func TestSweepMarksTheL3(t *testing.T) {
 		t.Errorf("an L3 past the swept range is marked: %+v", d.Marks)
 	}
 }
+
+// TestComparedPanelsShareAScale: panels the reader compares share one y
+// range. Two miss rates, one at most 40%, one at most 90%, get the same
+// axis, so equal heights mean equal rates; a panel of another quantity
+// (tokens/s) keeps its own.
+func TestComparedPanelsShareAScale(t *testing.T) {
+	d := PlotData{XLabel: "x", Panels: []Panel{
+		{YLabel: "L3 miss rate (%)", Scale: "per cent", Lines: []Line{{X: []float64{1, 2}, Y: []float64{10, 40}}}},
+		{YLabel: "KV L3 miss rate (%)", Scale: "per cent", Lines: []Line{{X: []float64{1, 2}, Y: []float64{50, 90}}}},
+		{YLabel: "decode (tokens/s)", Lines: []Line{{X: []float64{1, 2}, Y: []float64{3, 7}}}},
+	}}
+	f, err := d.Figure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := f.Panels[0].Y, f.Panels[1].Y, f.Panels[2].Y
+	if a.Min != b.Min || a.Max != b.Max || a.Max < 90 || a.Min != 0 {
+		t.Errorf("miss-rate panels span %g–%g and %g–%g, want one range 0–90 or more", a.Min, a.Max, b.Min, b.Max)
+	}
+	if c.Max >= 90 || c.Max < 7 {
+		t.Errorf("the tokens/s panel spans up to %g: it should keep its own scale (7)", c.Max)
+	}
+}

@@ -162,7 +162,7 @@ func contextSections(p *Plan) ([]reports.Section, error) {
 	st := p.state["context"].(*contextRuns)
 	d := reports.PlotData{Title: "Decode rate against context length", XLabel: "context (tokens)", XLog: true}
 	for j, m := range p.file.Models {
-		panel := reports.Panel{YLabel: m.Model + " " + m.Quant + " (tokens/s)"}
+		panel := reports.Panel{YLabel: m.Model + " " + m.Quant + " (tokens/s)", Scale: "decode"}
 		for i, chip := range p.chipIDs {
 			l := reports.Line{Label: chip}
 			for k, c := range st.ctxs[j] {
