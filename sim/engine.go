@@ -106,7 +106,8 @@ type engine struct {
 	planBuf     []opPlan  // the pass's plan (plan)
 	planSpans   []span
 	planExtents []extent
-	exec        executor // runs each pass's plan: events or arithmetic, by fidelity
+	exec        executor     // runs each pass's plan: events or arithmetic, by fidelity
+	bufs        *passBuffers // where the buffers above came from and go back to (buffers.go)
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -203,6 +204,7 @@ type stats struct {
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
 	chip := &c.Chip.SoC
 	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}, recordings: map[recordingKey]*recording{}}
+	e.takeBuffers()
 	e.st.fallbacks = map[string]*Fallback{}
 	e.resting = -1
 	h, err := newHeat(chip)

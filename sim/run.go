@@ -41,6 +41,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer e.release()
 	e.paged, e.kvRoom = plan.paged, plan.kvRoom
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
@@ -96,6 +97,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// release hands on the buffers of e and its side engines when the run is
+// over.
+func (e *engine) release() {
+	e.releaseBuffers()
+	if e.spec != nil {
+		e.spec.drafter.releaseBuffers()
+		e.spec.plain.releaseBuffers()
+	}
 }
 
 // pass runs one pass of work w, named name in the timeline, at the run's
