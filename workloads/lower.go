@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
 )
@@ -188,12 +189,61 @@ func (g *Graph) MatrixFormats() []Format { return g.wt.matrixFormats(g.m) }
 func (g *Graph) WeightBytes() float64 { return g.wt.bytes(g.m) }
 
 // Compile builds the graph of m under q and kv. It panics if m does not
-// validate (check it first: Model.Validate).
+// validate (check it first: Model.Validate). A graph is never changed
+// once built, so graphs are remembered by what decides them (the model's
+// figures, q and kv; not its sources): the runs of one model, a sweep's
+// thousands of points among them, compile it once.
 func Compile(m Model, q Quant, kv KVFormat) *Graph {
+	k := graphKey{shape: m.shape(), q: q, kv: kv}
+	graphs.Lock()
+	g := graphs.m[k]
+	graphs.Unlock()
+	if g != nil {
+		return g
+	}
 	if err := m.Validate(); err != nil {
 		panic("workloads.Compile: model " + m.Name + ": " + err.Error())
 	}
-	return &Graph{m: m, kv: kv, wt: m.weights(q)}
+	m.Sources = nil
+	if m.MoE != nil {
+		moe := *m.MoE // the graph's own: the caller's model may change
+		m.MoE = &moe
+	}
+	g = &Graph{m: m, kv: kv, wt: m.weights(q)}
+	graphs.Lock()
+	if len(graphs.m) >= maxGraphs {
+		clear(graphs.m)
+	}
+	graphs.m[k] = g
+	graphs.Unlock()
+	return g
+}
+
+// graphs are the graphs Compile built, up to maxGraphs (then it starts
+// afresh): a graph of a 7B model holds a few hundred kilobytes.
+var graphs = struct {
+	sync.Mutex
+	m map[graphKey]*Graph
+}{m: map[graphKey]*Graph{}}
+
+const maxGraphs = 64
+
+// graphKey is what decides a graph.
+type graphKey struct {
+	shape string
+	q     Quant
+	kv    KVFormat
+}
+
+// shape is every figure of m that its graph depends on, as text: all but
+// its sources.
+func (m Model) shape() string {
+	var moe MoE
+	if m.MoE != nil {
+		moe = *m.MoE
+	}
+	m.MoE, m.Sources = nil, nil
+	return fmt.Sprintf("%+v|%+v", m, moe)
 }
 
 // Lower turns one pass of the model into operators, in execution order. It

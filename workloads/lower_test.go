@@ -500,3 +500,33 @@ func TestStrings(t *testing.T) {
 		t.Errorf("Traffic sums %v / %v, want 15", s, tr.Total())
 	}
 }
+
+// TestCompileRemembers: Compile builds a graph once per model figures,
+// quantisation and KV format, and hands the same graph to every run of
+// them (a sweep's points). A model that differs in any figure, or another
+// quantisation, gets its own; a model that differs only in its sources
+// shares it; changing the caller's model afterwards leaves the graph as
+// built.
+func TestCompileRemembers(t *testing.T) {
+	m := Model{Name: "remember", Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 100, MaxContext: 64,
+		MoE: &MoE{Experts: 4, Active: 2}}
+	q, kv := mustQuant(t, "Q4_0"), KVFormat{}
+	g := Compile(m, q, kv)
+	cited := m
+	cited.Sources = map[string]string{"layers": "a paper"}
+	if Compile(cited, q, kv) != g {
+		t.Error("a model differing only in its sources compiled anew")
+	}
+	wider := m
+	wider.Hidden = 128
+	if Compile(wider, q, kv) == g || Compile(m, mustQuant(t, "Q8_0"), kv) == g {
+		t.Error("a wider model, or another quantisation, got the first model's graph")
+	}
+	m.MoE.Active = 3 // the caller's MoE, changed in place
+	if g.m.MoE.Active != 2 {
+		t.Errorf("the remembered graph follows the caller's model: %d active experts, built with 2", g.m.MoE.Active)
+	}
+	if Compile(m, q, kv) == g {
+		t.Error("a model with 3 active experts got the graph built for 2")
+	}
+}
