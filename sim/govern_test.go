@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -180,4 +181,56 @@ governor:
 	}
 	src = strings.Join(kept, "\n")
 	settled(t, "step_wise", sustainedRun(t, "", src), 4)
+}
+
+// TestSustainedRateIsStable is issue 18's "two runs whose inputs differ by
+// 1% in timing give sustained rates within 2%", on the phones where it
+// failed: a 1% change of DRAM bandwidth either way moved the A17 Pro's
+// sustained rate at a 2048-token context limit by +53% (5.02 → 7.66
+// tokens/s: the power share followed what each unit drew under its cap, so
+// the unit throttled first stayed throttled, and which that was followed
+// the run's history), the 8 Elite's by +2.1% and the Dimensity 9300's by
+// +2.2%. Shared by the demand at the top OPP (hw/thermal
+// TestShareByDemandAtTop) the settled point is one; measured after: A17
+// −0.6/+0.8%, 8 Elite −0.2/+0.1%, Dimensity −0.8/+1.3%.
+func TestSustainedRateIsStable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("nine simulated 10-minute sessions")
+	}
+	sc, err := workloads.LoadScenario("sustained", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		chip    string
+		limit   int     // the scenario's context limit; 0: the model's
+		dramGBs float64 // the chip's DRAM bandwidth
+	}{
+		{"apple-a17-pro", 2048, 51.2},
+		{"snapdragon-8-elite", 0, 84.8},
+		{"dimensity-9300", 2048, 76.8},
+	} {
+		rate := func(scale float64) float64 {
+			s := *sc
+			s.Duration, s.ContextLimit = units.Seconds(600), c.limit
+			cfg := configFor(t, opts{chip: c.chip, prompt: 512, sets: []string{fmt.Sprintf("memory.dram.bandwidth=%gGB/s", c.dramGBs*scale)}})
+			cfg.Scenario = &s
+			r, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Thermal.ThrottleOnsetS == nil || r.Thermal.SustainedTokensPerS == nil {
+				t.Fatalf("%s: no throttling or no sustained rate in 10 minutes; the test needs both", c.chip)
+			}
+			return *r.Thermal.SustainedTokensPerS
+		}
+		base := rate(1)
+		for _, scale := range []float64{0.99, 1.01} {
+			r := rate(scale)
+			t.Logf("%s, context limit %d, DRAM ×%g: %.3f tokens/s against %.3f (%+.2f%%)", c.chip, c.limit, scale, r, base, 100*(r/base-1))
+			if d := r/base - 1; d > 0.02 || d < -0.02 {
+				t.Errorf("%s, context limit %d: DRAM bandwidth ×%g moves the sustained rate %+.1f%% (%.3f against %.3f tokens/s), want within 2%%", c.chip, c.limit, scale, 100*d, r, base)
+			}
+		}
+	}
 }

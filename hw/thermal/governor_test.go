@@ -211,6 +211,25 @@ func TestPowerAllocatorWeights(t *testing.T) {
 	}
 }
 
+// TestShareByDemandAtTop: the budget is shared by what each unit would
+// draw at its highest OPP at the activity it shows, not by what it drew
+// under its cap. At the target the budget is the sustainable 2 W; the NPU
+// runs at its top and draws 2 W, the CPU was capped at its bottom OPP
+// (rel 0.2) and drew 0.4 W, the same activity. Shared by demand at top (2
+// and 2 W) each gets 1 W: NPU rel ≤ 0.5 → OPP 2, CPU rel ≤ 0.5 → OPP 1.
+// Shared by the power drawn (2 and 0.4 W), the CPU would get 1/3 W and
+// stay at its bottom while the NPU rose to OPP 3: a unit once throttled
+// would stay throttled, and which one that is would depend on history (an
+// A17 Pro's sustained rate moved +53% on a 1% change of DRAM bandwidth).
+func TestShareByDemandAtTop(t *testing.T) {
+	g := allocator(t, 1)
+	g.caps["cpu"] = 0
+	caps := g.Poll(0.1, State{80, 43}, map[string]float64{"npu": 2, "cpu": 0.4})
+	if caps["npu"] != 2 || caps["cpu"] != 1 {
+		t.Errorf("caps %v, want npu 2 and cpu 1 (1 W each)", caps)
+	}
+}
+
 // TestDivvy: a unit offered more than its maximum gives the surplus to the
 // others by their headroom, as the kernel's divvy_up_power.
 func TestDivvy(t *testing.T) {

@@ -70,8 +70,9 @@ const (
 //   - in between: the cap holds, so a cap whose OPPs settle the skin inside
 //     the band stays where it is.
 //
-// The cap is shared between the units in proportion to the power each drew
-// (as power_allocator shares its budget, surplus handed on), and each unit
+// The cap is shared between the units in proportion to the power each
+// would draw at its highest OPP (as power_allocator shares its budget,
+// surplus handed on), and each unit
 // runs at the highest OPP whose estimated power fits its share, estimated
 // at equal activity from what it drew at the OPP it ran at. A unit in both
 // a trip and the skin list runs at the lower of the two caps.
@@ -150,7 +151,7 @@ func (s *SkinController) sample(temp float64, power map[string]float64) {
 			a.caps[u] = c
 		}
 	}
-	maxAlloc, total := a.estimate(power) // weights are 1: total is what they drew
+	maxAlloc, total := a.estimate(power) // total: what they drew
 	switch {
 	case !s.engaged && temp >= s.limit:
 		s.engaged, s.cap = true, total
