@@ -16,12 +16,19 @@ import (
 // --duration 10m` runs it.
 func sustainedRun(t *testing.T, chip, src string, sets ...string) *Result {
 	t.Helper()
+	return sustainedUpTo(t, chip, src, 0, sets...)
+}
+
+// sustainedUpTo is sustainedRun with the scenario's context limit set to
+// limit (0: the model's).
+func sustainedUpTo(t *testing.T, chip, src string, limit int, sets ...string) *Result {
+	t.Helper()
 	sc, err := workloads.LoadScenario("sustained", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := *sc
-	s.Duration = units.Seconds(600)
+	s.Duration, s.ContextLimit = units.Seconds(600), limit
 	cfg := configFor(t, opts{chip: chip, chipSrc: src, prompt: 512, sets: sets})
 	cfg.Scenario = &s
 	r, err := Run(context.Background(), cfg)
@@ -197,10 +204,6 @@ func TestSustainedRateIsStable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("nine simulated 10-minute sessions")
 	}
-	sc, err := workloads.LoadScenario("sustained", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
 		chip    string
 		limit   int     // the scenario's context limit; 0: the model's
@@ -211,17 +214,7 @@ func TestSustainedRateIsStable(t *testing.T) {
 		{"dimensity-9300", 2048, 76.8},
 	} {
 		rate := func(scale float64) float64 {
-			s := *sc
-			s.Duration, s.ContextLimit = units.Seconds(600), c.limit
-			cfg := configFor(t, opts{chip: c.chip, prompt: 512, sets: []string{fmt.Sprintf("memory.dram.bandwidth=%gGB/s", c.dramGBs*scale)}})
-			cfg.Scenario = &s
-			r, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Thermal.ThrottleOnsetS == nil || r.Thermal.SustainedTokensPerS == nil {
-				t.Fatalf("%s: no throttling or no sustained rate in 10 minutes; the test needs both", c.chip)
-			}
+			r := sustainedUpTo(t, c.chip, "", c.limit, fmt.Sprintf("memory.dram.bandwidth=%gGB/s", c.dramGBs*scale))
 			return *r.Thermal.SustainedTokensPerS
 		}
 		base := rate(1)
