@@ -344,7 +344,7 @@ func TestProfileErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, old, new, want string
 	}{
-		{"tasks and prompt", "prompt_tokens: 400", "prompt_tokens: 400\ntasks: [{name: a, share: 1, prompt_tokens: 1, answer_tokens: 1}]", "profile.yaml:4: field prompt_tokens: give prompt_tokens and answer_tokens, or tasks, not both"},
+		{"tasks and prompt", "prompt_tokens: 400", "prompt_tokens: 400\ntasks: [{name: a, share: 1, prompt_tokens: 1, answer_tokens: 1}]", "profile.yaml:4:16: field prompt_tokens: give prompt_tokens and answer_tokens, or tasks, not both"},
 		{"no answer", "answer_tokens: 100\n", "", "field prompt_tokens: missing answer_tokens"},
 		{"task shares", "prompt_tokens: 400\nanswer_tokens: 100", "tasks:\n  - {name: a, share: 50%, prompt_tokens: 10, answer_tokens: 10}\n  - {name: b, share: 40%, prompt_tokens: 10, answer_tokens: 10}", "field tasks: the task shares add up to 90%"},
 		{"no rtt", "  rtt: {p50: 50 ms, p95: 200 ms}\n", "  jitter: 1 ms\n", "field network.rtt: missing"},

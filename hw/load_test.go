@@ -154,7 +154,7 @@ func TestOPPOutOfOrder(t *testing.T) {
       - {freq: 0.5 GHz, volt: 0.6 V}
 `, 1)
 	_, err := Load("x.yaml", []byte(src), nil)
-	if err == nil || !strings.Contains(err.Error(), "x.yaml:10: field units.npu.opp.1: OPP table out of order") {
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:10:9: field units.npu.opp.1: OPP table out of order") {
 		t.Errorf("got %v, want an error at line 10 naming units.npu.opp.1", err)
 	}
 }

@@ -62,25 +62,25 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
 	}{
-		{"unknown field", ok + "colour: blue\n", "r.yaml:4: field colour"},
+		{"unknown field", ok + "colour: blue\n", "r.yaml:4:1: field colour"},
 		{"duplicate key", ok + "title: again\n", "r.yaml:4"},
 		{"no title", "chips: [seed-a]\nmodels: [{model: seed-moe-3b}]\n", "title"},
-		{"empty title", "title: ' '\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\n", "r.yaml:1: field title: the title is empty"},
+		{"empty title", "title: ' '\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}]\n", "r.yaml:1:8: field title: the title is empty"},
 		{"no chips", "title: t\nchips: []\nmodels: [{model: seed-moe-3b}]\n", "field chips: list 1 to 16 chips"},
-		{"chip twice", "title: t\nchips: [seed-a, seed-a]\nmodels: [{model: seed-moe-3b}]\n", "r.yaml:2: field chips.1: seed-a is listed twice"},
-		{"bad quant", "title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b, quant: Q3}]\n", "r.yaml:3: field models.0.quant"},
+		{"chip twice", "title: t\nchips: [seed-a, seed-a]\nmodels: [{model: seed-moe-3b}]\n", "r.yaml:2:17: field chips.1: seed-a is listed twice"},
+		{"bad quant", "title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b, quant: Q3}]\n", "r.yaml:3:38: field models.0.quant"},
 		{"model twice", "title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}, {model: seed-moe-3b, quant: Q4_0}]\n", "field models.1: seed-moe-3b Q4_0 is listed twice"},
-		{"bad fidelity", ok + "fidelity: exact\n", "r.yaml:4: field fidelity: \"exact\" is not allowed: use one of analytic, tile, line"},
-		{"negative prompt", ok + "workload: {prompt: -1}\n", "r.yaml:4: field workload.prompt"},
-		{"unknown scenario", ok + "scenarios: [{scenario: marathon}]\n", "r.yaml:4: field scenarios.0: --scenario: no catalog scenario \"marathon\""},
+		{"bad fidelity", ok + "fidelity: exact\n", "r.yaml:4:11: field fidelity: \"exact\" is not allowed: use one of analytic, tile, line"},
+		{"negative prompt", ok + "workload: {prompt: -1}\n", "r.yaml:4:20: field workload.prompt"},
+		{"unknown scenario", ok + "scenarios: [{scenario: marathon}]\n", "r.yaml:4:13: field scenarios.0: --scenario: no catalog scenario \"marathon\""},
 		{"zero duration", ok + "scenarios: [{scenario: sustained, duration: 0s}]\n", "field scenarios.0.duration"},
 		{"prefixed scenario set", ok + "scenarios: [{scenario: sustained, set: [scenario.prompt=64]}]\n", "field scenarios.0.set.0: write scenario.prompt without the scenario. prefix"},
-		{"bad scenario value", ok + "scenarios: [{scenario: sustained, set: [prompt=many]}]\n", "r.yaml:4: field scenarios.0"},
-		{"bad set", ok + "set: [ambient]\n", "r.yaml:4: field set.0"},
-		{"contexts out of order", ok + "contexts: [512, 256]\n", "r.yaml:4: field contexts.1: 256 is not allowed"},
+		{"bad scenario value", ok + "scenarios: [{scenario: sustained, set: [prompt=many]}]\n", "r.yaml:4:13: field scenarios.0"},
+		{"bad set", ok + "set: [ambient]\n", "r.yaml:4:7: field set.0"},
+		{"contexts out of order", ok + "contexts: [512, 256]\n", "r.yaml:4:17: field contexts.1: 256 is not allowed"},
 		{"empty question", ok + "questions: ['']\n", "field questions.0: an empty question"},
 		{"empty requirement", ok + "requirements: ['  ']\n", "field requirements.0: an empty requirement"},
-		{"two objectives", ok + "maximize: decode.tokens_per_s\nminimize: chip.price_usd\n", "r.yaml:5: field minimize: maximize and minimize both given"},
+		{"two objectives", ok + "maximize: decode.tokens_per_s\nminimize: chip.price_usd\n", "r.yaml:5:11: field minimize: maximize and minimize both given"},
 		{"not yaml", "title: [\n", "r.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,7 +108,7 @@ func TestFileErrorf(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = r.Errorf("requirements.1", os.ErrInvalid)
-	if got := err.Error(); got != "r.yaml:6: field requirements.1: invalid argument" {
+	if got := err.Error(); got != "r.yaml:6:5: field requirements.1: invalid argument" {
 		t.Errorf("got %q", got)
 	}
 }

@@ -57,12 +57,12 @@ func TestDecodeErrors(t *testing.T) {
 	base := "name: x\nunits: [gpu]\nformats: [Q4_0]\ngraph: per-op\nbasis: b\n"
 	cpu := strings.Replace(base, "[gpu]", "[cpu]", 1)
 	for _, c := range []struct{ yaml, want string }{
-		{"name: x\nunits: [tpu]\nformats: [Q4_0]\ngraph: per-op\nbasis: b\n", `x.yaml:2: field units.0: unit kind "tpu"`},
+		{"name: x\nunits: [tpu]\nformats: [Q4_0]\ngraph: per-op\nbasis: b\n", `x.yaml:2:9: field units.0: unit kind "tpu"`},
 		{"name: x\nunits: [gpu]\nformats: [Q4_9]\ngraph: per-op\nbasis: b\n", `field formats.0: weight format "Q4_9"`},
 		{base + "efficiency: {gemm: {q4_0: 1.5}}\n", "field efficiency.gemm.q4_0: an efficiency is a share"},
 		{base + "efficiency: {gemm: {q9: 50%}}\n", `"q9" is not a weight format`},
 		{base + "sources: {dispatch: somewhere}\n", `a source for "dispatch"`},
-		{cpu + "efficiency: {cores: {cortex-a99: {gemv: {q4_0: 5%}}}}\n", `x.yaml:6: field efficiency.cores.cortex-a99: "cortex-a99" is not a core design`},
+		{cpu + "efficiency: {cores: {cortex-a99: {gemv: {q4_0: 5%}}}}\n", `x.yaml:6:34: field efficiency.cores.cortex-a99: "cortex-a99" is not a core design`},
 		{cpu + "efficiency: {cores: {apple-p: {gemv: {q4_0: 150%}}}}\n", "field efficiency.cores.apple-p.gemv.q4_0: an efficiency is a share"},
 		{base + "efficiency: {cores: {apple-p: {gemv: {q4_0: 15%}}}}\n", "field efficiency.cores.apple-p: shares by core design are a CPU runtime's"},
 		{base + "barrier: 3 us\n", "field barrier: 3 µs: a barrier between operators is a CPU runtime's"},

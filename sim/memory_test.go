@@ -190,8 +190,8 @@ func TestPolicyFiles(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, tc := range []struct{ src, want string }{
-		{"name: x\nweights: {home: disk}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2: field weights.home: \"disk\" is not allowed: use one of dram, l3, sram"},
-		{"name: x\nweights: {home: dram, lock: true}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2: field weights.home: a class that streams from DRAM"},
+		{"name: x\nweights: {home: disk}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2:17: field weights.home: \"disk\" is not allowed: use one of dram, l3, sram"},
+		{"name: x\nweights: {home: dram, lock: true}\nkv: {home: l3}\nactivations: {home: sram}\n", "p.yaml:2:17: field weights.home: a class that streams from DRAM"},
 		{"name: x\nweights: {home: l3}\nkv: {home: sram}\nactivations: {home: sram}\n", "field kv.sram: home sram needs a share"},
 		{"name: x\nweights: {home: l3}\nkv: {home: l3, l3_share: 150%}\nactivations: {home: sram}\n", "at most 100%"},
 		{"name: x\nweights: {home: l3}\nactivations: {home: sram}\n", "missing required field kv"},

@@ -29,7 +29,7 @@ func TestScheduleCatalog(t *testing.T) {
 // anything runs.
 func TestBadSchedules(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
-		{"name: x\nrules:\n  - when: skin_c >\n    idle: 1s\n", "s.yaml:3: field rules.0.when"},
+		{"name: x\nrules:\n  - when: skin_c >\n    idle: 1s\n", "s.yaml:3:11: field rules.0.when"},
 		{"name: x\nrules:\n  - when: skin > 40\n    idle: 1s\n", "a condition sees time_s"},
 		{"name: x\nrules:\n  - when: skin_c + 1\n    idle: 1s\n", "s.yaml:3"},
 		{"name: x\nrules:\n  - when: \"true\"\n", "one action"},

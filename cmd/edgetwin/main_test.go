@@ -115,7 +115,7 @@ func TestBadInputExits2(t *testing.T) {
 		{[]string{"simulate", "--set", "model.layers=0"}, "layers"},
 		{[]string{"simulate", "--soc", "no-such-chip"}, "no catalog chip"},
 		{[]string{"simulate", "--soc", filepath.Join(dir, "missing.yaml")}, "no such file"},
-		{[]string{"simulate", "--soc", badChip}, "bad.yaml:3: field memory.dram.speed"},
+		{[]string{"simulate", "--soc", badChip}, "bad.yaml:3:61: field memory.dram.speed"},
 		{[]string{"simulate", "--soc", binary}, "binary"},
 		{[]string{"simulate", "--model", badConfig}, "config.json:3: field num_hidden_layers"},
 		{[]string{"simulate", "--unit", "tpu"}, "--unit \"tpu\""},

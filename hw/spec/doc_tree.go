@@ -51,7 +51,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{File: file, Line: extra.Line, Msg: "more than one YAML document; put one spec per file"}
+		return nil, &Error{File: file, Line: extra.Line, Column: extra.Column, Msg: "more than one YAML document; put one spec per file"}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, syntaxError(file, err)
 	}
@@ -60,7 +60,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	}
 	root := n.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
+		return nil, &Error{File: file, Line: root.Line, Column: root.Column, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
 	}
 	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}
 	if err := d.checkTree(root, "", 0); err != nil {
@@ -149,7 +149,7 @@ func (d *Doc) errAt(n *yaml.Node, path, msg string) *Error {
 	if o, ok := d.origin[n]; ok {
 		return &Error{File: o, Path: path, Msg: msg}
 	}
-	return &Error{File: d.File, Line: n.Line, Path: path, Msg: msg}
+	return &Error{File: d.File, Line: n.Line, Column: n.Column, Path: path, Msg: msg}
 }
 
 func join(path, seg string) string {

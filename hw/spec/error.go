@@ -6,19 +6,24 @@ import (
 	"strings"
 )
 
-// Error is a problem in a spec, located by file, line and field path. Its
-// message is one line.
+// Error is a problem in a spec, located by file, line, column and field
+// path. Its message is one line, "file:line:column: field path: what is
+// wrong", as compilers write them, so editors jump to it.
 type Error struct {
-	File string // the file, or "--set" for an override
-	Line int    // 1-based; 0 when unknown
-	Path string // dotted field path; "" for the whole document
-	Msg  string // what is wrong and what is allowed
+	File   string // the file, or "--set" for an override
+	Line   int    // 1-based; 0 when unknown
+	Column int    // 1-based, where the field or value starts; 0 when unknown
+	Path   string // dotted field path; "" for the whole document
+	Msg    string // what is wrong and what is allowed
 }
 
 func (e *Error) Error() string {
 	loc := e.File
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", loc, e.Line)
+		if e.Column > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, e.Column)
+		}
 	}
 	if e.Path != "" {
 		return fmt.Sprintf("%s: field %s: %s", loc, e.Path, e.Msg)

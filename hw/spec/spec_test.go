@@ -61,19 +61,19 @@ sizes: {a: 1}
 
 func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"name: a\ncount: 0\n", "t.yaml:2: field count: 0 is not allowed: must be positive"},
-		{"name: a\ncount: 1.5\n", `t.yaml:2: field count: "1.5" is not an integer`},
-		{"name: a\nratio: 2\n", "t.yaml:2: field ratio: 2 is not allowed: must be at most 1"},
-		{"name: a\nratio: .inf\n", "t.yaml:2: field ratio: .inf is not allowed: must be a finite number"},
-		{"name: a\nmode: medium\n", `t.yaml:2: field mode: "medium" is not allowed: use one of fast, slow`},
-		{"name: a\non: yes please\n", `t.yaml:2: field on: "yes please" is not true or false`},
-		{"name: a\nparts: [{size: 1 KiB}]\n", "t.yaml:2: field parts.0.name: missing required field name"},
-		{"name: a\nparts: {name: p}\n", "t.yaml:2: field parts: expected a list, found a mapping"},
-		{"name: a\nextra: null\nrate: null\n", "t.yaml:3: field rate: null is not allowed"},
-		{"name: a\nsizes: {a: b}\n", `t.yaml:2: field sizes.a: "b" is not an integer`},
+		{"name: a\ncount: 0\n", "t.yaml:2:8: field count: 0 is not allowed: must be positive"},
+		{"name: a\ncount: 1.5\n", `t.yaml:2:8: field count: "1.5" is not an integer`},
+		{"name: a\nratio: 2\n", "t.yaml:2:8: field ratio: 2 is not allowed: must be at most 1"},
+		{"name: a\nratio: .inf\n", "t.yaml:2:8: field ratio: .inf is not allowed: must be a finite number"},
+		{"name: a\nmode: medium\n", `t.yaml:2:7: field mode: "medium" is not allowed: use one of fast, slow`},
+		{"name: a\non: yes please\n", `t.yaml:2:5: field on: "yes please" is not true or false`},
+		{"name: a\nparts: [{size: 1 KiB}]\n", "t.yaml:2:9: field parts.0.name: missing required field name"},
+		{"name: a\nparts: {name: p}\n", "t.yaml:2:8: field parts: expected a list, found a mapping"},
+		{"name: a\nextra: null\nrate: null\n", "t.yaml:3:7: field rate: null is not allowed"},
+		{"name: a\nsizes: {a: b}\n", `t.yaml:2:12: field sizes.a: "b" is not an integer`},
 		{"name: &x a\n", "anchors and aliases"},
-		{"name: a\nparts:\n  - name: p\n    size: 1 KiB\n    size: 2 KiB\n", `t.yaml:5: field parts.p.size: duplicate key "size" (first at line 4)`},
-		{"a: 1\n---\nb: 2\n", "t.yaml:2: more than one YAML document"},
+		{"name: a\nparts:\n  - name: p\n    size: 1 KiB\n    size: 2 KiB\n", `t.yaml:5:5: field parts.p.size: duplicate key "size" (first at line 4)`},
+		{"a: 1\n---\nb: 2\n", "t.yaml:2:1: more than one YAML document"},
 	} {
 		_, err := decode(t, tc.src)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -211,5 +211,23 @@ func TestParsedTreesAreNotShared(t *testing.T) {
 	}
 	if c.Rate != 0 || c.Parts[0].Size != 1024 {
 		t.Errorf("a new parse: rate %v, size %v; want none and 1 KiB: an edit reached the remembered tree", c.Rate, c.Parts[0].Size)
+	}
+}
+
+// TestErrorsCarryAColumn: a located error names the column where the
+// field or value starts, as compilers do (file:line:column:), so an editor
+// lands on it; in a flow mapping the line alone does not say which field.
+func TestErrorsCarryAColumn(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"name: a\ncount: 0\n", "t.yaml:2:8: field count: "},                                    // the value
+		{"name: a\nsizes: {a: 1, b: x}\n", "t.yaml:2:18: field sizes.b: "},                      // the second value of a flow mapping
+		{"name: a\ncolour: red\n", "t.yaml:2:1: field colour: unknown field"},                     // the key
+		{"a: 1\n---\nb: 2\n", "t.yaml:2:1: more than one YAML document"},                         // the document
+		{"- 1\n", "t.yaml:1:1: expected a mapping of fields (key: value) at the top level, found"}, // the root
+	} {
+		_, err := decode(t, tc.src)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want it to start %q", tc.src, err, tc.want)
+		}
 	}
 }
