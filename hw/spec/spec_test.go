@@ -219,10 +219,10 @@ func TestParsedTreesAreNotShared(t *testing.T) {
 // lands on it; in a flow mapping the line alone does not say which field.
 func TestErrorsCarryAColumn(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{"name: a\ncount: 0\n", "t.yaml:2:8: field count: "},                                    // the value
-		{"name: a\nsizes: {a: 1, b: x}\n", "t.yaml:2:18: field sizes.b: "},                      // the second value of a flow mapping
-		{"name: a\ncolour: red\n", "t.yaml:2:1: field colour: unknown field"},                     // the key
-		{"a: 1\n---\nb: 2\n", "t.yaml:2:1: more than one YAML document"},                         // the document
+		{"name: a\ncount: 0\n", "t.yaml:2:8: field count: "},                                       // the value
+		{"name: a\nsizes: {a: 1, b: x}\n", "t.yaml:2:18: field sizes.b: "},                         // the second value of a flow mapping
+		{"name: a\ncolour: red\n", "t.yaml:2:1: field colour: unknown field"},                      // the key
+		{"a: 1\n---\nb: 2\n", "t.yaml:2:1: more than one YAML document"},                           // the document
 		{"- 1\n", "t.yaml:1:1: expected a mapping of fields (key: value) at the top level, found"}, // the root
 	} {
 		_, err := decode(t, tc.src)
