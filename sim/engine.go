@@ -353,6 +353,13 @@ type span struct {
 	class       class
 	write       bool
 	run, stride float64
+	// scan marks a read that cannot hit, its reuse distance far past what
+	// its ways hold: it skips its lookups and counts its bytes as misses
+	// (scanBypass, spillBypass).
+	scan bool
+	// flush empties the class's unlocked ways before the span, as the scan
+	// it starts would have evicted them (spillBypass).
+	flush bool
 }
 
 // tile is the unit of DMA and compute.
@@ -404,7 +411,7 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 		writeRun = write / perPos * headVec
 	}
 	if rest := read - resident; rest > 0 {
-		spans = append(spans, span{addr: base + int64(resident), bytes: rest, class: classKV, run: readRun, stride: headStride})
+		spans = append(spans, span{addr: base + int64(resident), bytes: rest, class: classKV, run: readRun, stride: headStride, scan: e.kvScan})
 	}
 	// The positions read include the new ones, written first: [read−write, read).
 	if write > 0 && read > e.kvResident {
@@ -484,10 +491,11 @@ func (e *engine) access(s span) float64 {
 
 // looksUp reports whether span s goes through the L3. A class that never
 // allocates can never hit: its addresses are its own. Skipping the lookup
-// changes nothing but the cost. Nor can KV reads during a pass that scans
-// far more KV than its ways hold.
+// changes nothing but the cost. Nor can a scan (span.scan): KV reads
+// during a pass that scans far more KV than its ways hold, or spilled
+// activations last read far more than their ways' size ago.
 func (e *engine) looksUp(s span) bool {
-	return e.l3c != nil && e.requests[s.class].Allocate && !(e.kvScan && s.class == classKV && !s.write)
+	return e.l3c != nil && e.requests[s.class].Allocate && !s.scan
 }
 
 // scanFactor is how many times the KV's ways a pass must read for the KV
@@ -521,9 +529,12 @@ func (e *engine) scans(w workloads.Work) bool {
 	}
 	layers := float64(e.cfg.Model.Layers)
 	read := (e.kvLayer*float64(w.Context+w.Tokens) - e.kvResident) * layers
-	ways := float64(bits.OnesCount64(uint64(r.Ways)))
-	capacity := e.l3Size * ways / float64(e.cfg.Chip.Memory.L3.Ways)
-	return read > scanFactor*capacity
+	return read > scanFactor*e.waysBytes(classKV)
+}
+
+// waysBytes is the size of the L3 ways class c may allocate into.
+func (e *engine) waysBytes(c class) float64 {
+	return e.l3Size * float64(bits.OnesCount64(uint64(e.requests[c].Ways))) / float64(e.cfg.Chip.Memory.L3.Ways)
 }
 
 // pageSize is the granule the OS maps: a tensor contiguous in virtual
