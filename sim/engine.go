@@ -80,19 +80,22 @@ type engine struct {
 	stageUnit *hw.Unit           // the unit a pipeline stage runs on, while it runs
 	stopAt    float64            // a session's end, seconds of the run; 0 for one request
 	kvScan    bool               // this pass's KV reads cannot hit: see scanBypass
-	passStart float64            // run time at the start of the pass, seconds
-	passSim   des.Time           // the event kernel's time then
-	clock     float64            // seconds of the run so far, for the bandwidth samples
-	work      workloads.Work     // the pass being run
-	spec      *speculation       // speculative decoding's draft, when the run has one
-	paged     float64            // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
-	kvRoom    float64            // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
-	swapAt    *float64           // run time the KV cache first swapped
-	swapPeak  float64            // the most KV bytes swapped at once
-	sched     *scheduler         // the scheduling policy at work, when the run has one
-	overflow  error              // the first pass whose simulated time overflowed the clock
-	stop      func()             // ends the session early (after an overflow); nil on side engines
-	resting   float64            // seconds the SoC has rested so far in this idle stretch; −1 while it works
+	// spillReach is the reuse distance past which a spilled block cannot
+	// hit (spill.go); 0 where the spill bypass does not apply.
+	spillReach float64
+	passStart  float64        // run time at the start of the pass, seconds
+	passSim    des.Time       // the event kernel's time then
+	clock      float64        // seconds of the run so far, for the bandwidth samples
+	work       workloads.Work // the pass being run
+	spec       *speculation   // speculative decoding's draft, when the run has one
+	paged      float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
+	kvRoom     float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
+	swapAt     *float64       // run time the KV cache first swapped
+	swapPeak   float64        // the most KV bytes swapped at once
+	sched      *scheduler     // the scheduling policy at work, when the run has one
+	overflow   error          // the first pass whose simulated time overflowed the clock
+	stop       func()         // ends the session early (after an overflow); nil on side engines
+	resting    float64        // seconds the SoC has rested so far in this idle stretch; −1 while it works
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
@@ -106,7 +109,8 @@ type engine struct {
 	planBuf     []opPlan  // the pass's plan (plan)
 	planSpans   []span
 	planExtents []extent
-	exec        executor // runs each pass's plan: events or arithmetic, by fidelity
+	spillSeen   []float64 // the pass's spills so far, for the spill bypass (spillScan)
+	exec        executor  // runs each pass's plan: events or arithmetic, by fidelity
 }
 
 // counters are the run's additive figures, in seconds, bytes and cache
@@ -254,6 +258,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 			e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
 		}
 		e.requests, e.shared = l3Requests(pol, l3.Ways)
+		e.spillReach = e.spillBypassReach()
 	}
 
 	// SRAM: the KV cache's resident share first, then streaming buffers.
@@ -476,6 +481,9 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 // allocate (write-allocate) but their bytes still go to DRAM
 // (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
+	if s.flush && !e.replaying { // a replay leaves the L3 as recorded
+		e.l3c.Invalidate(e.requests[s.class].Ways)
+	}
 	if !e.looksUp(s) {
 		e.countL3(s.class, s.bytes, s.bytes)
 		return 0
