@@ -261,6 +261,13 @@ func (s *stream) leap() {
 // it did.
 func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 	e := s.e
+	// The tiles the period was measured on and those in flight must be of
+	// the kind skipped: a spill's scan follows tiles that look up.
+	for j := s.computed - 2*p; j < s.issued; j++ {
+		if !e.skippable(&s.tiles[j]) {
+			return false
+		}
+	}
 	end := s.issued // the operator's tiles not yet issued that may be skipped: [s.issued, end)
 	for end < len(s.tiles) && s.tiles[end].op == op && e.skippable(&s.tiles[end]) {
 		end++
