@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -164,7 +163,6 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 	if !e.sharesL3 {
 		return hit
 	}
-	ways := float64(e.cfg.Chip.Memory.L3.Ways)
 	var shared float64 // footprint of the classes that share the unreserved ways
 	for c := range pass.footprint {
 		if r := e.requests[c]; r.Allocate && !r.Lock && r.Ways == e.shared {
@@ -182,7 +180,7 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 			cold := math.Max(0, pass.footprint[c]-pass.written[c])
 			reuse = 1 - math.Min(1, cold/bytes)
 		}
-		capacity := e.l3Size * float64(bits.OnesCount64(uint64(r.Ways))) / ways
+		capacity := e.waysBytes(class(c))
 		switch {
 		case r.Lock:
 			hit[c] = reuse * math.Min(1, capacity/pass.footprint[c])

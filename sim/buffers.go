@@ -19,6 +19,7 @@ type passBuffers struct {
 	plans     []opPlan
 	planSpans []span
 	extents   []extent
+	spills    []float64
 }
 
 var bufferPool = sync.Pool{New: func() any { return new(passBuffers) }}
@@ -27,7 +28,7 @@ var bufferPool = sync.Pool{New: func() any { return new(passBuffers) }}
 func (e *engine) takeBuffers() {
 	b := bufferPool.Get().(*passBuffers)
 	e.opBuf, e.tileBuf, e.spanBuf, e.pipeBuf = b.ops[:0], b.tiles[:0], b.spans[:0], b.pipe[:0]
-	e.planBuf, e.planSpans, e.planExtents = b.plans[:0], b.planSpans[:0], b.extents[:0]
+	e.planBuf, e.planSpans, e.planExtents, e.spillSeen = b.plans[:0], b.planSpans[:0], b.extents[:0], b.spills[:0]
 	*b = passBuffers{}
 	e.bufs = b
 }
@@ -41,7 +42,7 @@ func (e *engine) releaseBuffers() {
 	}
 	e.bufs = nil
 	*b = passBuffers{ops: e.opBuf[:0], tiles: e.tileBuf[:0], spans: e.spanBuf[:0], pipe: e.pipeBuf[:0],
-		plans: e.planBuf[:0], planSpans: e.planSpans[:0], extents: e.planExtents[:0]}
-	e.opBuf, e.tileBuf, e.spanBuf, e.pipeBuf, e.planBuf, e.planSpans, e.planExtents = nil, nil, nil, nil, nil, nil, nil
+		plans: e.planBuf[:0], planSpans: e.planSpans[:0], extents: e.planExtents[:0], spills: e.spillSeen[:0]}
+	e.opBuf, e.tileBuf, e.spanBuf, e.pipeBuf, e.planBuf, e.planSpans, e.planExtents, e.spillSeen = nil, nil, nil, nil, nil, nil, nil, nil
 	bufferPool.Put(b)
 }

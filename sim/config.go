@@ -51,7 +51,7 @@ func (f Fidelity) Options() Options {
 	case Line:
 		return Options{Events: true, Lines: true}
 	}
-	return Options{Events: true, shortcuts: 1<<leap | 1<<prefillReplay | 1<<scanBypass | 1<<stepReuse}
+	return Options{Events: true, shortcuts: 1<<leap | 1<<prefillReplay | 1<<scanBypass | 1<<spillBypass | 1<<stepReuse}
 }
 
 // Shortcuts names the ways a run skips work while keeping its answer, each
@@ -68,6 +68,9 @@ type Shortcuts struct {
 	// ScanBypass: a decode step's KV scan that cannot hit skips the L3
 	// (tile fidelity; within 1%).
 	ScanBypass bool
+	// SpillBypass: spilled activations last read far more than their L3
+	// ways hold ago skip the L3 (tile fidelity; within 1%).
+	SpillBypass bool
 	// StepReuse: decode steps between simulated ones are interpolated
 	// (tile and analytic; within 1%).
 	StepReuse bool
@@ -81,11 +84,12 @@ const (
 	prefillReplay
 	scanBypass
 	stepReuse
+	spillBypass
 )
 
 // off reports whether x switches shortcut s off.
 func (x Shortcuts) off(s shortcut) bool {
-	return [...]bool{leap: x.Leap, prefillReplay: x.PrefillReplay, scanBypass: x.ScanBypass, stepReuse: x.StepReuse}[s]
+	return [...]bool{leap: x.Leap, prefillReplay: x.PrefillReplay, scanBypass: x.ScanBypass, stepReuse: x.StepReuse, spillBypass: x.SpillBypass}[s]
 }
 
 // takes reports whether the run takes shortcut s: its fidelity's options

@@ -70,29 +70,32 @@ type engine struct {
 	passes    int    // passes run so far (the analytic L3 estimate needs it)
 	trace     *Trace // nil unless the run records a timeline
 	heat      *heat
-	deposit   deposit        // scratch: where the current stretch's energy goes (energy, heat.step)
-	stepSecs  []float64      // how long each decode step took,
-	stepCtx   []int          // after how many tokens of context,
-	stepKey   []string       // at which clocks (heat.key),
-	stepFull  []bool         // and whether it was simulated in full
-	stepBase  int            // context before the current decode's first step
-	memo      stepMemo       // decode steps simulated in full, for reuse
-	stageUnit *hw.Unit       // the unit a pipeline stage runs on, while it runs
-	stopAt    float64        // a session's end, seconds of the run; 0 for one request
-	kvScan    bool           // this pass's KV reads cannot hit: see scanBypass
-	clock     float64        // the run's one clock: seconds so far, moved only by advance, to a stretch's end
-	lead      float64        // seconds of the current stretch run so far (its passes and sampling), while clock stands at its start
-	passSim   des.Time       // the event kernel's time when the current pass began (or the last one ended)
-	work      workloads.Work // the pass being run
-	spec      *speculation   // speculative decoding's draft, when the run has one
-	paged     float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
-	kvRoom    float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
-	swapAt    *float64       // run time the KV cache first swapped
-	swapPeak  float64        // the most KV bytes swapped at once
-	sched     *scheduler     // the scheduling policy at work, when the run has one
-	overflow  error          // the first pass whose simulated time overflowed the clock
-	stop      func()         // ends the session early (after an overflow); nil on side engines
-	resting   float64        // seconds the SoC has rested so far in this idle stretch; −1 while it works
+	deposit   deposit   // scratch: where the current stretch's energy goes (energy, heat.step)
+	stepSecs  []float64 // how long each decode step took,
+	stepCtx   []int     // after how many tokens of context,
+	stepKey   []string  // at which clocks (heat.key),
+	stepFull  []bool    // and whether it was simulated in full
+	stepBase  int       // context before the current decode's first step
+	memo      stepMemo  // decode steps simulated in full, for reuse
+	stageUnit *hw.Unit  // the unit a pipeline stage runs on, while it runs
+	stopAt    float64   // a session's end, seconds of the run; 0 for one request
+	kvScan    bool      // this pass's KV reads cannot hit: see scanBypass
+	// spillReach is the reuse distance past which a spilled block cannot
+	// hit (spill.go); 0 where the spill bypass does not apply.
+	spillReach float64
+	clock      float64        // the run's one clock: seconds so far, moved only by advance, to a stretch's end
+	lead       float64        // seconds of the current stretch run so far (its passes and sampling), while clock stands at its start
+	passSim    des.Time       // the event kernel's time when the current pass began (or the last one ended)
+	work       workloads.Work // the pass being run
+	spec       *speculation   // speculative decoding's draft, when the run has one
+	paged      float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
+	kvRoom     float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
+	swapAt     *float64       // run time the KV cache first swapped
+	swapPeak   float64        // the most KV bytes swapped at once
+	sched      *scheduler     // the scheduling policy at work, when the run has one
+	overflow   error          // the first pass whose simulated time overflowed the clock
+	stop       func()         // ends the session early (after an overflow); nil on side engines
+	resting    float64        // seconds the SoC has rested so far in this idle stretch; −1 while it works
 
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
@@ -106,6 +109,7 @@ type engine struct {
 	planBuf     []opPlan  // the pass's plan (plan)
 	planSpans   []span
 	planExtents []extent
+	spillSeen   []float64    // the pass's spills so far, for the spill bypass (spillScan)
 	exec        executor     // runs each pass's plan: events or arithmetic, by fidelity
 	bufs        *passBuffers // where the buffers above came from and go back to (buffers.go)
 }
@@ -256,6 +260,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 			e.l3c = cache.New(cache.Config{Geometry: g, Replacement: cache.Replacement(l3.Replacement)})
 		}
 		e.requests, e.shared = l3Requests(pol, l3.Ways)
+		e.spillReach = e.spillBypassReach()
 	}
 
 	// SRAM: the KV cache's resident share first, then streaming buffers.
@@ -355,6 +360,13 @@ type span struct {
 	class       class
 	write       bool
 	run, stride float64
+	// scan marks a read that cannot hit, its reuse distance far past what
+	// its ways hold: it skips its lookups and counts its bytes as misses
+	// (scanBypass, spillBypass).
+	scan bool
+	// flush empties the class's unlocked ways before the span, as the scan
+	// it starts would have evicted them (spillBypass).
+	flush bool
 }
 
 // tile is the unit of DMA and compute.
@@ -406,7 +418,7 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 		writeRun = write / perPos * headVec
 	}
 	if rest := read - resident; rest > 0 {
-		spans = append(spans, span{addr: base + int64(resident), bytes: rest, class: classKV, run: readRun, stride: headStride})
+		spans = append(spans, span{addr: base + int64(resident), bytes: rest, class: classKV, run: readRun, stride: headStride, scan: e.kvScan})
 	}
 	// The positions read include the new ones, written first: [read−write, read).
 	if write > 0 && read > e.kvResident {
@@ -471,6 +483,9 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 // allocate (write-allocate) but their bytes still go to DRAM
 // (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
+	if s.flush && !e.replaying { // a replay leaves the L3 as recorded
+		e.l3c.Invalidate(e.requests[s.class].Ways)
+	}
 	if !e.looksUp(s) {
 		e.countL3(s.class, s.bytes, s.bytes)
 		return 0
@@ -486,10 +501,11 @@ func (e *engine) access(s span) float64 {
 
 // looksUp reports whether span s goes through the L3. A class that never
 // allocates can never hit: its addresses are its own. Skipping the lookup
-// changes nothing but the cost. Nor can KV reads during a pass that scans
-// far more KV than its ways hold.
+// changes nothing but the cost. Nor can a scan (span.scan): KV reads
+// during a pass that scans far more KV than its ways hold, or spilled
+// activations last read far more than their ways' size ago.
 func (e *engine) looksUp(s span) bool {
-	return e.l3c != nil && e.requests[s.class].Allocate && !(e.kvScan && s.class == classKV && !s.write)
+	return e.l3c != nil && e.requests[s.class].Allocate && !s.scan
 }
 
 // scanFactor is how many times the KV's ways a pass must read for the KV
@@ -523,9 +539,12 @@ func (e *engine) scans(w workloads.Work) bool {
 	}
 	layers := float64(e.cfg.Model.Layers)
 	read := (e.kvLayer*float64(w.Context+w.Tokens) - e.kvResident) * layers
-	ways := float64(bits.OnesCount64(uint64(r.Ways)))
-	capacity := e.l3Size * ways / float64(e.cfg.Chip.Memory.L3.Ways)
-	return read > scanFactor*capacity
+	return read > scanFactor*e.waysBytes(classKV)
+}
+
+// waysBytes is the size of the L3 ways class c may allocate into.
+func (e *engine) waysBytes(c class) float64 {
+	return e.l3Size * float64(bits.OnesCount64(uint64(e.requests[c].Ways))) / float64(e.cfg.Chip.Memory.L3.Ways)
 }
 
 // pageSize is the granule the OS maps: a tensor contiguous in virtual

@@ -180,17 +180,17 @@ func TestAnalyticStepReuse(t *testing.T) {
 }
 
 // TestFidelityPresets: the shortcuts each fidelity may take — tile all
-// four, analytic step reuse alone, line (the exact reference) none — and
+// five, analytic step reuse alone, line (the exact reference) none — and
 // that Exact switches each off alone.
 func TestFidelityPresets(t *testing.T) {
-	all := []shortcut{leap, prefillReplay, scanBypass, stepReuse}
-	names := []string{"leap", "prefill replay", "scan bypass", "step reuse"}
+	all := []shortcut{leap, prefillReplay, scanBypass, stepReuse, spillBypass}
+	names := []string{"leap", "prefill replay", "scan bypass", "step reuse", "spill bypass"}
 	want := map[Fidelity][]bool{
-		Tile:     {true, true, true, true},
-		Analytic: {false, false, false, true},
-		Line:     {false, false, false, false},
+		Tile:     {true, true, true, true, true},
+		Analytic: {false, false, false, true, false},
+		Line:     {false, false, false, false, false},
 	}
-	offs := []Shortcuts{{Leap: true}, {PrefillReplay: true}, {ScanBypass: true}, {StepReuse: true}}
+	offs := []Shortcuts{{Leap: true}, {PrefillReplay: true}, {ScanBypass: true}, {StepReuse: true}, {SpillBypass: true}}
 	for f, takes := range want {
 		for i, s := range all {
 			c := Config{Fidelity: f, Model: &workloads.Spec{}} // a dense model: step reuse applies

@@ -610,6 +610,79 @@ func TestKVScanBypass(t *testing.T) {
 	}
 }
 
+// TestSpillBypass: a run whose spilled activations skip the L3 where
+// they cannot hit (spill.go) agrees with the same run looking every block
+// up, on the cases where prefills spill most. Each block counted a miss
+// had at most spillMissChance (0.5%) of hitting, and blocks are only part
+// of all accesses, so an L3 miss rate may move by at most half a point
+// (absolute); times, energy and DRAM bytes are held to 1%.
+func TestSpillBypass(t *testing.T) {
+	chat, err := workloads.LoadScenario("chat-30", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat.Duration = 120 // two minutes: several turns, the context growing
+	for _, c := range []struct {
+		name     string
+		o        opts
+		scenario *workloads.Scenario
+	}{
+		// The default run: a 512-token prompt spills 7.5–32 MiB an
+		// operator through the 8 Elite's 8 MiB L3.
+		{"default", opts{chip: "snapdragon-8-elite", prompt: 512, gen: 16}, nil},
+		// A quarter of that L3: reach 3.5 MiB, nearly every spill a scan.
+		{"2 MiB L3", opts{chip: "snapdragon-8-elite", prompt: 512, gen: 16, sets: []string{"memory.l3.size=2MiB"}}, nil},
+		// A long prompt on another chip and model: Llama 3.2 1B's spills
+		// of 2,048 tokens through the 8 Gen 3's L3.
+		{"long prompt", opts{chip: "snapdragon-8-gen3", model: "llama-3.2-1b", prompt: 2048, gen: 16}, nil},
+		// Llama 3.2 1B at 600 tokens: spills either side of the reach,
+		// scans between looked-up spills. Without emptying the ways a scan
+		// starts, its activations miss 0.6 points less often than looked
+		// up (measured).
+		{"spills about the reach", opts{chip: "snapdragon-8-elite", model: "llama-3.2-1b", prompt: 600, gen: 16}, nil},
+		// Sessions: prompts replayed (sustained: three requests in 40 s)
+		// and a chat whose context grows turn by turn.
+		{"sustained", opts{chip: "snapdragon-8-elite"}, &workloads.Scenario{Name: "s", Kind: workloads.Sustained, Duration: 40, Prompt: 512, ContextLimit: 544}},
+		{"chat, 2 MiB L3", opts{chip: "snapdragon-8-elite", sets: []string{"memory.l3.size=2MiB"}}, chat},
+	} {
+		run := func(exact Shortcuts) *Result {
+			cfg := configFor(t, c.o)
+			cfg.Fidelity, cfg.Exact, cfg.Scenario = Tile, exact, c.scenario
+			r, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		fast, full := run(Shortcuts{}), run(Shortcuts{SpillBypass: true})
+		if fast.Memory.L3MissRateOf.Activations == full.Memory.L3MissRateOf.Activations {
+			t.Errorf("%s: the bypass was not taken (activations miss %v either way)", c.name, full.Memory.L3MissRateOf.Activations)
+		}
+		for _, m := range []struct {
+			closeness
+			tol float64
+		}{
+			{closeness{"TTFT", fast.TTFT, full.TTFT, false}, 0.01},
+			{closeness{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false}, 0.01},
+			{closeness{"energy", fast.Energy.TotalJ, full.Energy.TotalJ, false}, 0.01},
+			{closeness{"DRAM bytes", fast.Memory.DRAMBytes, full.Memory.DRAMBytes, false}, 0.01},
+			{closeness{"L3 miss rate", fast.Memory.L3MissRate, full.Memory.L3MissRate, true}, spillMissChance},
+			{closeness{"prefill L3 miss rate", fast.Memory.Prefill.L3MissRate, full.Memory.Prefill.L3MissRate, true}, spillMissChance},
+			{closeness{"activations L3 miss rate", fast.Memory.L3MissRateOf.Activations, full.Memory.L3MissRateOf.Activations, true}, spillMissChance},
+			{closeness{"KV L3 miss rate", fast.Memory.KVL3MissRate, full.Memory.KVL3MissRate, true}, spillMissChance},
+		} {
+			d := math.Abs(m.got - m.want)
+			if !m.absolute {
+				d /= m.want
+			}
+			t.Logf("%s: %s %.6g bypassed, %.6g looked up (%.3g apart)", c.name, m.name, m.got, m.want, d)
+			if d > m.tol {
+				t.Errorf("%s: %s %.6g bypassed, %.6g looked up: %.3g apart, allowed %.3g", c.name, m.name, m.got, m.want, d, m.tol)
+			}
+		}
+	}
+}
+
 // closeness is one figure from two runs that must agree: relatively, or
 // absolutely for rates in 0..1 (one percentage point).
 type closeness struct {
@@ -628,6 +701,51 @@ func within1Percent(t *testing.T, label string, cs []closeness) {
 		}
 		if d > 0.01 {
 			t.Errorf("%s: %s %.5g vs %.5g (%.2f%%)", label, m.name, m.got, m.want, d*100)
+		}
+	}
+}
+
+// TestSpillReach: the reach in ways' sizes for common way counts, from
+// the Poisson tail (spillReach): with 16 ways, a set that took 1.78 × 16
+// = 28.5 blocks on average took fewer than 16 with a chance under 0.5%.
+func TestSpillReach(t *testing.T) {
+	for _, c := range []struct {
+		ways int
+		want float64
+	}{{8, 2.156}, {12, 1.906}, {16, 1.781}, {20, 1.672}} {
+		if got := spillReach(1, c.ways); math.Abs(got-c.want) > 1.0/64 {
+			t.Errorf("%d ways: reach %.4g × the ways' size, want %.4g", c.ways, got, c.want)
+		}
+		if p := poissonBelow(spillReach(1, c.ways)*float64(c.ways), c.ways); p > spillMissChance {
+			t.Errorf("%d ways: a block at the reach hits with chance %.3g, above %g", c.ways, p, spillMissChance)
+		}
+	}
+}
+
+// TestSpillScan: which tiles of a pass's spills are scans, by hand. Ways
+// of 8 MiB at 16 ways reach 14.25 MiB (1.78 × 8 MiB); spills in MiB, one
+// tile a MiB.
+func TestSpillScan(t *testing.T) {
+	e := &engine{spillReach: spillReach(8, 16)}
+	var seen []float64
+	for _, c := range []struct {
+		spill  float64
+		lo, hi int
+		why    string
+	}{
+		{20, 0, 0, "the first spill of a pass: nothing earlier to be sure of"},
+		{4, 0, 0, "[0, 4) was last read by the 20 MiB spill, but 4 MiB cannot sweep the L3"},
+		{32, 4, 20, "[0, 4) read by the 4 MiB spill since; [4, 20) by the 20; [20, 32) never this pass"},
+		{7.5, 0, 0, "7.5 MiB cannot sweep the L3"},
+		{20, 0, 0, "[8, 20) last read by the 32 MiB spill, but 12 MiB cannot sweep the L3"},
+		{32, 0, 32, "all of it last read by a 32 MiB spill or the 20 after it"},
+		{7.5, 0, 0, "7.5 MiB cannot sweep the L3"},
+		{24, 8, 24, "[0, 7.5) read by the 7.5 MiB spill; tile 7 straddles; [8, 24) by the 32"},
+	} {
+		var lo, hi int
+		seen, lo, hi = e.spillScan(seen, c.spill, int(c.spill))
+		if lo != c.lo || hi != c.hi {
+			t.Errorf("spill of %g MiB: scan tiles [%d, %d), want [%d, %d): %s", c.spill, lo, hi, c.lo, c.hi, c.why)
 		}
 	}
 }

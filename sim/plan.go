@@ -24,6 +24,9 @@ type opPlan struct {
 	tiles    int     // the tiles it is cut into
 	compute  float64 // seconds on the unit once its data is in SRAM, all tiles
 	conflict float64 // of which SRAM bank conflicts
+	// spillScan are the tiles [lo, hi) whose spilled activations cannot
+	// hit (spill.go).
+	spillScan extent
 }
 
 // extent is where an operator's spans sit in the plan's span buffer.
@@ -36,6 +39,7 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	plans := e.planBuf[:0]
 	spans := e.planSpans[:0]
 	extents := e.planExtents[:0]
+	seen := e.spillSeen[:0]
 	for _, op := range ops {
 		if e.fallsBack(op) {
 			plans = append(plans, opPlan{fallback: true, tiles: 1})
@@ -50,19 +54,23 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 			streamed += s.bytes
 		}
 		compute, conflict := e.computeSeconds(op, streamed, resident)
-		plans = append(plans, opPlan{
+		p := opPlan{
 			resident: resident,
 			streamed: streamed,
 			tiles:    max(1, int(math.Ceil(streamed/e.tile))),
 			compute:  compute,
 			conflict: conflict,
-		})
+		}
+		if last := len(spans) - 1; e.spillReach > 0 && last >= lo && spans[last].class == classActivations {
+			seen, p.spillScan.lo, p.spillScan.hi = e.spillScan(seen, spans[last].bytes, p.tiles)
+		}
+		plans = append(plans, p)
 		extents = append(extents, extent{lo, len(spans)})
 	}
 	for i, x := range extents {
 		plans[i].spans = spans[x.lo:x.hi:x.hi]
 	}
-	e.planBuf, e.planSpans, e.planExtents = plans, spans, extents
+	e.planBuf, e.planSpans, e.planExtents, e.spillSeen = plans, spans, extents, seen
 	return plans
 }
 

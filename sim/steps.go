@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 
@@ -260,8 +259,7 @@ func (e *engine) kvEdges() [2]float64 {
 	resident := e.kvResident * float64(e.cfg.Model.Layers)
 	edges := [2]float64{resident}
 	if e.sharesL3 && e.requests[classKV].Allocate {
-		ways := bits.OnesCount64(uint64(e.requests[classKV].Ways))
-		edges[1] = resident + e.l3Size*float64(ways)/float64(e.cfg.Chip.Memory.L3.Ways)
+		edges[1] = resident + e.waysBytes(classKV)
 	}
 	return edges
 }

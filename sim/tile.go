@@ -109,6 +109,9 @@ func (e *engine) cut(tiles []streamTile, p *opPlan, index int) []streamTile {
 			part := s.bytes / float64(n)
 			s.addr += int64(part * float64(i))
 			s.bytes = part
+			if s.class == classActivations && i >= p.spillScan.lo && i < p.spillScan.hi {
+				s.scan, s.flush = true, i == p.spillScan.lo
+			}
 			t.spans[k] = s
 		}
 		tiles = append(tiles, t)
@@ -258,8 +261,15 @@ func (s *stream) leap() {
 // it did.
 func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 	e := s.e
-	end := s.issued // the operator's tiles not yet issued: [s.issued, end)
-	for end < len(s.tiles) && s.tiles[end].op == op {
+	// The tiles the period was measured on and those in flight must be of
+	// the kind skipped: a spill's scan follows tiles that look up.
+	for j := s.computed - 2*p; j < s.issued; j++ {
+		if !e.skippable(&s.tiles[j]) {
+			return false
+		}
+	}
+	end := s.issued // the operator's tiles not yet issued that may be skipped: [s.issued, end)
+	for end < len(s.tiles) && s.tiles[end].op == op && e.skippable(&s.tiles[end]) {
 		end++
 	}
 	periods := (end - s.issued - leapKeep) / p
@@ -267,11 +277,6 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 		return false
 	}
 	n := periods * p
-	for _, sp := range s.tiles[s.issued].spans {
-		if e.looksUp(sp) && !sp.write {
-			return false
-		}
-	}
 	// The skipped tiles' writes still allocate in the L3, and their misses
 	// are their own, not the period's: the L3 they meet has moved on.
 	e.st.counters.add(step, float64(periods))
@@ -293,6 +298,17 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 	e.sim.Skip(d)
 	s.idleSince += d
 	s.tiles = slices.Delete(s.tiles, s.issued, s.issued+n)
+	return true
+}
+
+// skippable reports whether a leap may skip tile t: none of its reads can
+// hit, and it does not start a scan (which empties ways).
+func (e *engine) skippable(t *streamTile) bool {
+	for _, sp := range t.spans {
+		if sp.flush || e.looksUp(sp) && !sp.write {
+			return false
+		}
+	}
 	return true
 }
 
