@@ -2,6 +2,7 @@ package advisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -130,8 +131,9 @@ func TestCompileErrors(t *testing.T) {
 			t.Errorf("%q compiles", tc.req)
 			continue
 		}
-		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--require") {
-			t.Errorf("%q: %v; want it to say %q", tc.req, err, tc.want)
+		var ie *sim.InputError
+		if !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ie) || ie.Field != "require" {
+			t.Errorf("%q: %v; want an input error in the requirement saying %q", tc.req, err, tc.want)
 		}
 		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: the message spans lines: %q", tc.req, err)

@@ -109,18 +109,18 @@ type Clause struct {
 // compiles it with the expected result type.
 func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, nil, fmt.Errorf("%s is empty: give an expression such as 'ttft_s < 0.5'", flag)
+		return nil, nil, sim.FieldErrorf(field(flag), "is empty: give an expression such as 'ttft_s < 0.5'")
 	}
 	plain, lits, err := withUnits(text)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %q: %v", flag, text, err)
+		return nil, nil, sim.FieldErrorf(field(flag), "%q: %v", text, err)
 	}
 	tree, err := parser.Parse(plain)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %q: syntax error%s", flag, text, exprMessage(err))
+		return nil, nil, sim.FieldErrorf(field(flag), "%q: syntax error%s", text, exprMessage(err))
 	}
 	if err := errors.Join(checkDimensions(tree.Node, lits, e.keyKind), checkDivisions(tree.Node)); err != nil {
-		return nil, nil, fmt.Errorf("%s %q: %v", flag, text, err)
+		return nil, nil, sim.FieldErrorf(field(flag), "%q: %v", text, err)
 	}
 	refs := references(tree.Node)
 	for _, r := range refs {
@@ -133,14 +133,18 @@ func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node,
 		msg := exprMessage(err)
 		switch {
 		case strings.Contains(msg, "expected bool, but got"):
-			return nil, nil, fmt.Errorf("%s %q is %s, not a condition: compare it, e.g. %s < 0.5", flag, text, gotWhat(msg), text)
+			return nil, nil, sim.FieldErrorf(field(flag), "%q is %s, not a condition: compare it, e.g. %s < 0.5", text, gotWhat(msg), text)
 		case strings.Contains(msg, "expected float64, but got"):
-			return nil, nil, fmt.Errorf("%s %q is %s, not a number: give a metric or a formula such as decode.tokens_per_s / chip.price_usd", flag, text, gotWhat(msg))
+			return nil, nil, sim.FieldErrorf(field(flag), "%q is %s, not a number: give a metric or a formula such as decode.tokens_per_s / chip.price_usd", text, gotWhat(msg))
 		}
-		return nil, nil, fmt.Errorf("%s %q%s", flag, text, msg)
+		return nil, nil, sim.FieldErrorf(field(flag), "%q%s", text, msg)
 	}
 	return &Expr{Flag: flag, Text: text, prog: prog, Refs: refs}, tree.Node, nil
 }
+
+// field is the setting a flag of the advisor's requests gives, as
+// sim.InputError names it: "--require" → "require".
+func field(flag string) string { return strings.TrimPrefix(flag, "--") }
 
 // gotWhat reads the type an "expected X, but got Y" message names.
 func gotWhat(msg string) string {
@@ -181,7 +185,7 @@ func (e *Env) unknownName(flag, text, name string) error {
 	if names == "" {
 		names = "the keys of edgetwin simulate --format json, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth"
 	}
-	return fmt.Errorf("%s %q: unknown name %s%s (names are %s)", flag, text, name, hint, names)
+	return sim.FieldErrorf(field(flag), "%q: unknown name %s%s (names are %s)", text, name, hint, names)
 }
 
 // references lists the environment paths an expression reads: identifiers

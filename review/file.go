@@ -11,6 +11,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
+	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -305,8 +306,24 @@ func QuestionIDs() []string {
 // in spec paths: chips.2, requirements.0), for problems found after
 // loading: a chip that does not load, a requirement that does not
 // compile.
+//
+// The review's entry is where the user gave the value, so a problem a
+// package below names by its setting (sim.InputError's Field: "require")
+// or by the flag that would give it on the command line (a spec.Error at
+// "--soc") is told without that name: the entry's path says where it is.
 func (r *File) Errorf(path string, err error) error {
-	return r.doc.Errorf(path, "%s", strings.Join(strings.Fields(err.Error()), " "))
+	msg := err.Error()
+	var ie *sim.InputError
+	var se *spec.Error
+	switch {
+	case errors.As(err, &ie) && ie.Field != "":
+		msg = strings.Replace(msg, ie.Error(), ie.Msg, 1)
+	case errors.As(err, &se) && strings.HasPrefix(se.File, "--"):
+		bare := *se
+		bare.File = ""
+		msg = strings.Replace(msg, se.Error(), strings.TrimPrefix(bare.Error(), ": "), 1)
+	}
+	return r.doc.Errorf(path, "%s", spec.OneLine(msg))
 }
 
 // locate places an error of loading a run at the review's entry that
