@@ -312,16 +312,9 @@ func QuestionIDs() []string {
 // or by the flag that would give it on the command line (a spec.Error at
 // "--soc") is told without that name: the entry's path says where it is.
 func (r *File) Errorf(path string, err error) error {
-	msg := err.Error()
-	var ie *sim.InputError
-	var se *spec.Error
-	switch {
-	case errors.As(err, &ie) && ie.Field != "":
+	msg := spec.Unflagged(err)
+	if ie := (*sim.InputError)(nil); errors.As(err, &ie) && ie.Field != "" {
 		msg = strings.Replace(msg, ie.Error(), ie.Msg, 1)
-	case errors.As(err, &se) && strings.HasPrefix(se.File, "--"):
-		bare := *se
-		bare.File = ""
-		msg = strings.Replace(msg, se.Error(), strings.TrimPrefix(bare.Error(), ": "), 1)
 	}
 	return r.doc.Errorf(path, "%s", spec.OneLine(msg))
 }

@@ -238,7 +238,7 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 		cfg, err := s.Load(p.sets)
 		if err != nil {
 			if len(p.names) > 0 {
-				return nil, sim.FieldErrorf("vary", "%s: %v", strings.Join(p.names, ", "), err)
+				return nil, sim.FieldErrorf("vary", "%s: %s", strings.Join(p.names, ", "), spec.Unflagged(err))
 			}
 			return nil, inputErrorf("%v", err)
 		}

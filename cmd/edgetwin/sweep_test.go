@@ -191,7 +191,7 @@ func TestSweepBadInputExits2(t *testing.T) {
 		{[]string{"--metrics", "ttft_s"}, "--vary is required"},
 		{[]string{"--vary", "kv=4MiB..1MiB:1MiB", "--metrics", "ttft_s"}, "--vary kv=4MiB..1MiB:1MiB: the range runs backwards"},
 		{[]string{"--vary", "kv=1MiB..4MiB:x1", "--metrics", "ttft_s"}, "factor must be above 1"},
-		{[]string{"--vary", "memory.l3.sise=3MiB,6MiB", "--metrics", "ttft_s"}, `--vary memory.l3.sise=3 MiB: --set: field memory.l3.sise: unknown path: memory.l3 has no field "sise"`},
+		{[]string{"--vary", "memory.l3.sise=3MiB,6MiB", "--metrics", "ttft_s"}, `--vary memory.l3.sise=3 MiB: field memory.l3.sise: unknown path: memory.l3 has no field "sise"`},
 		{[]string{"--vary", "model.kv_head=1,2", "--metrics", "ttft_s"}, "unknown path"},
 		{[]string{"--vary", "memory.l3.size=1GB/s,2GB/s", "--metrics", "ttft_s"}, "GB/s is a bandwidth, not a size"},
 		{[]string{"--vary", "scenario.turns=1,2", "--metrics", "ttft_s"}, "no --scenario to apply it to"},

@@ -56,6 +56,21 @@ func IsUserInput(err error) bool {
 // UserInput marks a spec error as the user's input.
 func (*Error) UserInput() {}
 
+// Unflagged is err's message with the location of a spec error at a flag
+// left out ("--set: field memory.l3.sise: …" becomes "field
+// memory.l3.sise: …"): for a front end that took the value from somewhere
+// else (a review file's entry, a sweep's --vary) and names that place
+// itself.
+func Unflagged(err error) string {
+	var se *Error
+	if !errors.As(err, &se) || !strings.HasPrefix(se.File, "--") {
+		return err.Error()
+	}
+	bare := *se
+	bare.File, bare.Line, bare.Column = "", 0, 0
+	return strings.Replace(err.Error(), se.Error(), strings.TrimPrefix(bare.Error(), ": "), 1)
+}
+
 // OneLine folds a message onto one line (its runs of white space, line
 // breaks among them, become one space), so an error quoting a file's
 // value or another library's message stays one line.
