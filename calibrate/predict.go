@@ -268,8 +268,11 @@ func (p *Predictor) run(ctx context.Context, w workload, ov *Overlay) (*sim.Resu
 	if err != nil {
 		return nil, err
 	}
+	// The records time the forward passes alone, as llama-bench does (its
+	// tests draw no token): assumed for every record, as none says how
+	// its tool sampled.
 	cfg := sim.Config{Chip: chip, Model: m, Quant: q, KV: kv, Unit: unit, Runtime: rt, Threads: w.threads,
-		Depth: w.depth, Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1}
+		Depth: w.depth, Prompt: w.prompt, Gen: w.gen, Batch: w.batch, Fidelity: p.Fidelity, Seed: 1, NoSampling: true}
 	full, err := sim.Run(ctx, cfg)
 	if sim.IsTimeOverflow(err) {
 		// A fit tries figures that make some runs absurdly slow: such a

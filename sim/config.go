@@ -142,6 +142,10 @@ type Config struct {
 	Batch    int     // concurrent sequences
 	Fidelity Fidelity
 	Seed     uint64
+	// NoSampling times the forward passes alone, drawing no token from the
+	// logits: what llama-bench's tests measure (they decode without a
+	// sampler). A run to predict such a measurement sets it.
+	NoSampling bool
 	// Trace, when set, receives the run's timeline (tile and line
 	// fidelities).
 	Trace *Trace
@@ -470,6 +474,10 @@ func (c *Config) validate() error {
 func provenance(c *Config) []spec.Entry {
 	out := append([]spec.Entry(nil), c.Chip.Provenance...)
 	out = append(out, c.Model.Provenance...)
+	if host := hostCPU(c.Chip); host != nil && !c.NoSampling {
+		cycles, source := samplerCycles(host)
+		out = append(out, spec.Entry{Path: "sampling.cycles_per_logit", Value: strconv.FormatFloat(cycles, 'g', -1, 64), Source: source})
+	}
 	if d := c.Draft; d != nil {
 		given := func(assumed bool) string {
 			if assumed {

@@ -20,8 +20,9 @@ import (
 const (
 	minTileBytes = 64 << 10
 	maxTileBytes = 1 << 20
-	// sampleOpsPerLogit is the host work to sample one token: softmax,
-	// top-k/top-p filtering and the draw, about five operations per logit.
+	// sampleOpsPerLogit is the host's arithmetic to sample one token
+	// (softmax, top-k/top-p filtering and the draw, about five operations
+	// a logit), for its energy; its time is samplerCycles'.
 	sampleOpsPerLogit = 5
 	// randomRun is the access size at which memory.dram.random_penalty is
 	// defined: random 4 KiB reads.
@@ -220,12 +221,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	if _, ok := unit.Peak[dtype.FP16]; ok {
 		e.vdt = dtype.FP16
 	}
-	for i := range chip.Units {
-		if chip.Units[i].Kind == hw.CPU {
-			e.host = &chip.Units[i]
-			break
-		}
-	}
+	e.host = hostCPU(c.Chip)
 	d := chip.Memory.DRAM
 	l3 := chip.Memory.L3
 	e.dramBW = float64(d.Bandwidth) * float64(d.SeqEfficiency)

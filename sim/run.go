@@ -207,11 +207,13 @@ func requestName(name string, req int, cfg Config) string {
 // sample charges the host for drawing one token per sequence from the
 // logits, and returns its time.
 func (e *engine) sample() float64 {
-	if e.host == nil {
+	if e.host == nil || e.cfg.NoSampling {
 		return 0
 	}
-	ops := sampleOpsPerLogit * float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
-	t := float64(e.host.Dispatch) + e.host.VectorSeconds(ops, dtype.FP32, e.clockOf(e.host))
+	logits := float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
+	ops := sampleOpsPerLogit * logits
+	cycles, _ := samplerCycles(e.host)
+	t := float64(e.host.Dispatch) + logits*cycles/e.clockOf(e.host)
 	e.st.host += t
 	e.st.hostOps += ops
 	if e.trace != nil {
