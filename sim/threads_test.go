@@ -124,3 +124,52 @@ func TestBarrierGrowsWithThreads(t *testing.T) {
 		t.Errorf("dispatch time %.3g, %.3g, %.3g s at 1, 2, 4 threads: want 1 : 6 : 16 (2 µs + (threads − 1) × 10 µs an operator)", d1, d2, d4)
 	}
 }
+
+// TestChipGEMVFigureBeatsTheRuntimesDesignShare holds the precedence rule
+// of 351e233: a runtime's GEMV share per core design fills a cluster only
+// where the chip leaves the figure assumed. On the 8 Gen 3, llama.cpp's CPU
+// profile gives its X4 prime core 8.12% on Q2_K (the cluster's provenance
+// cites the runtime); a unit-wide figure given by --set (as a chip file or
+// a calibration would) stands for every cluster, so no cluster takes the
+// runtime's share, and decode follows the figure given: 3.06 tokens/s
+// with the runtime's shares, 5.27 at 20% (one thread, the prime core,
+// compute-bound; 3.53 at 10%). A figure set on the cluster itself wins
+// there too.
+func TestChipGEMVFigureBeatsTheRuntimesDesignShare(t *testing.T) {
+	rt := runtimes.MustLoad("llama.cpp-cpu")
+	run := func(sets ...string) *Result {
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-2-7b", quant: "Q2_K", prompt: 0, gen: 2, fidelity: Analytic, runtime: rt, sets: sets})
+		cfg.Threads = 1
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	source := func(r *Result, path string) string {
+		for _, p := range r.Provenance {
+			if p.Path == path {
+				return p.Value + " from " + p.Source
+			}
+		}
+		return ""
+	}
+	const prime = "units.cpu.clusters.prime.gemv_efficiency_by.q2_k"
+	base := run()
+	if s := source(base, prime); !strings.Contains(s, "runtime llama.cpp-cpu") {
+		t.Fatalf("without a figure of the chip's, the prime cluster's Q2_K share is %q, want the runtime's", s)
+	}
+	at20, at10 := run("units.cpu.gemv_efficiency_by.q2_k=20%"), run("units.cpu.gemv_efficiency_by.q2_k=10%")
+	if s := source(at20, prime); s != "" {
+		t.Errorf("with the unit's Q2_K figure given, the prime cluster still takes %q", s)
+	}
+	a, b, c := *base.Decode.TokensPerS, *at20.Decode.TokensPerS, *at10.Decode.TokensPerS
+	t.Logf("decode: %.3f tokens/s with the runtime's shares, %.3f at 20%%, %.3f at 10%%", a, b, c)
+	if !(b > 1.5*a && b > 1.3*c) {
+		t.Errorf("decode %.3f / %.3f / %.3f tokens/s (runtime's shares / 20%% / 10%%): the unit's figure should decide it", a, b, c)
+	}
+	own := run("units.cpu.gemv_efficiency_by.q2_k=20%", prime+"=4%")
+	if s := source(own, prime); !strings.HasPrefix(s, "4% from --set") {
+		t.Errorf("a figure set on the cluster reads %q there, want 4%% from --set", s)
+	}
+}
