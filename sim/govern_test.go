@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -224,6 +225,47 @@ func TestSustainedRateIsStable(t *testing.T) {
 			if d := r/base - 1; d > 0.02 || d < -0.02 {
 				t.Errorf("%s, context limit %d: DRAM bandwidth ×%g moves the sustained rate %+.1f%% (%.3f against %.3f tokens/s), want within 2%%", c.chip, c.limit, scale, 100*d, r, base)
 			}
+		}
+	}
+}
+
+// TestChatIsStable: a chat's think time must not reset the skin
+// controller. On the A17 Pro, chat-30 with Llama 3.1 8B (the app holding
+// the whole DRAM) read the resting units' draw as what they would draw
+// unthrottled, clamped its cap to it, and started the next turn from
+// there: turn 25 took 55.2, 75.9 or 57.0 s as DRAM bandwidth went ×1.01,
+// ×1, ×0.99, and the session's decode rate moved −3.1%. Held through rest
+// (hw/thermal TestSkinControllerHoldsThroughRest), measured after: decode
+// −0.27/+0.25%, turn 25 within 1.7%.
+func TestChatIsStable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three simulated 30-turn chats")
+	}
+	chat, err := workloads.LoadScenario("chat-30", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(scale float64) *Result {
+		cfg := configFor(t, opts{chip: "apple-a17-pro", model: "llama-3.1-8b", prompt: 512,
+			sets: []string{"memory.app_share=100%", fmt.Sprintf("memory.dram.bandwidth=%gGB/s", 51.2*scale)}})
+		cfg.Scenario = chat
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Thermal.ThrottleOnsetS == nil {
+			t.Fatal("the chat does not throttle; the test needs it to")
+		}
+		return r
+	}
+	base := run(1)
+	for _, scale := range []float64{0.99, 1.01} {
+		r := run(scale)
+		d := *r.Decode.TokensPerS / *base.Decode.TokensPerS - 1
+		t25 := r.Turns[24].TotalS/base.Turns[24].TotalS - 1
+		t.Logf("DRAM ×%g: decode %+.2f%%, turn 25 %+.2f%%", scale, 100*d, 100*t25)
+		if math.Abs(d) > 0.02 || math.Abs(t25) > 0.05 {
+			t.Errorf("DRAM ×%g moves the chat's decode rate %+.1f%% and turn 25's time %+.1f%%; want within 2%% and 5%%", scale, 100*d, 100*t25)
 		}
 	}
 }

@@ -88,6 +88,7 @@ type SkinController struct {
 	units     []string // every unit with an OPP table, sorted
 	engaged   bool
 	cap       float64 // W
+	demand    float64 // W: the most the units would draw unthrottled, over the readings since engaging
 	wait      float64
 	skinCaps  Caps     // the controller's caps, by unit of unitsSkin
 	ran       Caps     // the caps of the last poll: what the units ran at since
@@ -152,15 +153,21 @@ func (s *SkinController) sample(temp float64, power map[string]float64) {
 		}
 	}
 	maxAlloc, total := a.estimate(power) // total: what they drew
+	if !s.engaged && temp >= s.limit {
+		s.engaged, s.cap, s.demand = true, total, 0
+	}
+	// What the units would draw unthrottled is the most any reading since
+	// engaging showed: a reading while they rest (think time between
+	// turns) shows next to nothing, and would otherwise clamp the cap to
+	// it, or let go, and the next turn would start from wherever that
+	// left it.
+	s.demand = math.Max(s.demand, maxAlloc)
 	switch {
-	case !s.engaged && temp >= s.limit:
-		s.engaged, s.cap = true, total
-		fallthrough
 	case s.engaged && temp > s.limit:
 		s.cap -= s.gain * (temp - s.limit)
 	case s.engaged && temp < s.clear:
 		s.cap += s.gain * (s.clear - temp)
-		if s.cap >= maxAlloc {
+		if s.cap >= s.demand {
 			s.engaged = false
 		}
 	}
@@ -170,7 +177,7 @@ func (s *SkinController) sample(temp float64, power map[string]float64) {
 		}
 		return
 	}
-	s.cap = math.Min(math.Max(s.cap, 0), maxAlloc)
+	s.cap = math.Min(math.Max(s.cap, 0), s.demand)
 	a.budget = s.cap
 	a.fit()
 	for _, u := range s.unitsSkin {

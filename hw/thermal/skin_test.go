@@ -101,3 +101,38 @@ func TestSkinControllerSettles(t *testing.T) {
 		t.Errorf("settled at OPP %d: want a plateau between the extremes (the top overheats; the bottom, 1.0 W at the GPU, holds the skin %.1f °C under the limit)", c, 43-25-(4*rel[0]+1.2)*5.55274)
 	}
 }
+
+// TestSkinControllerHoldsThroughRest: a reading while the units rest
+// (think time between a chat's turns) shows next to nothing drawn, which
+// says nothing of what they would draw unthrottled. The cap holds through
+// it, and the next turn starts from it. Before, the cap was clamped to the
+// resting draw (or let go), so the next turn started from wherever that
+// left it, and an A17 Pro's chat-30 turn took 55 or 76 s on a 1% change of
+// DRAM bandwidth. On TestSkinControllerSequence's set-up:
+func TestSkinControllerHoldsThroughRest(t *testing.T) {
+	gs := GovernorSpec{Kind: SkinLimitKind, Polling: 0.1,
+		Skin: SkinLimit{Node: "skin", Limit: 43, Hysteresis: 2, Sampling: 1, Gain: 0.5, Units: []string{"npu"}}}
+	g, err := NewGovernor(gs, zoneNet(t), OPPPower{"npu": {0.25, 0.5, 0.75, 1}, "dram": {0.5, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := g.(*SkinController)
+	for i, s := range []struct {
+		skin, drew float64
+		cap        int
+		powerCap   float64
+		why        string
+	}{
+		{44, 4, 2, 3.5, "1 °C over: engages at 4 W, less 0.5 W; 3 W fits"},
+		{42, 0.05, 3, 3.5, "resting, in the band: the cap holds at 3.5 W (the resting NPU fits under it anywhere)"},
+		{42, 3, 3, 3.5, "back at work at its top OPP, 3 W: the held cap lets it stay"},
+		{45, 3, 2, 2.5, "2 °C over: 1 W less; activity 3 W, so 2.25 W fits"},
+		{40, 0.05, 3, 3, "resting and 1 °C under 41 °C: 0.5 W more, below the 4 W it would draw unthrottled: held"},
+		{38, 0.05, 3, math.Inf(1), "3 °C under: 4.5 W, past the 4 W: let go"},
+	} {
+		caps := g.Poll(1, State{60, s.skin}, map[string]float64{"npu": s.drew})
+		if caps["npu"] != s.cap || math.IsInf(s.powerCap, 1) != math.IsInf(sc.PowerCap(), 1) || !math.IsInf(s.powerCap, 1) && math.Abs(sc.PowerCap()-s.powerCap) > 1e-12 {
+			t.Errorf("step %d: npu cap %d, power cap %g W; want %d and %g W (%s)", i, caps["npu"], sc.PowerCap(), s.cap, s.powerCap, s.why)
+		}
+	}
+}
