@@ -206,16 +206,15 @@ func TestSustainedRateIsStable(t *testing.T) {
 		t.Skip("nine simulated 10-minute sessions")
 	}
 	for _, c := range []struct {
-		chip    string
-		limit   int     // the scenario's context limit; 0: the model's
-		dramGBs float64 // the chip's DRAM bandwidth
+		chip  string
+		limit int // the scenario's context limit; 0: the model's
 	}{
-		{"apple-a17-pro", 2048, 51.2},
-		{"snapdragon-8-elite", 0, 84.8},
-		{"dimensity-9300", 2048, 76.8},
+		{"apple-a17-pro", 2048},
+		{"snapdragon-8-elite", 0},
+		{"dimensity-9300", 2048},
 	} {
 		rate := func(scale float64) float64 {
-			r := sustainedUpTo(t, c.chip, "", c.limit, fmt.Sprintf("memory.dram.bandwidth=%gGB/s", c.dramGBs*scale))
+			r := sustainedUpTo(t, c.chip, "", c.limit, dramScaled(t, c.chip, scale))
 			return *r.Thermal.SustainedTokensPerS
 		}
 		base := rate(1)
@@ -247,7 +246,7 @@ func TestChatIsStable(t *testing.T) {
 	}
 	run := func(scale float64) *Result {
 		cfg := configFor(t, opts{chip: "apple-a17-pro", model: "llama-3.1-8b", prompt: 512,
-			sets: []string{"memory.app_share=100%", fmt.Sprintf("memory.dram.bandwidth=%gGB/s", 51.2*scale)}})
+			sets: []string{"memory.app_share=100%", dramScaled(t, "apple-a17-pro", scale)}})
 		cfg.Scenario = chat
 		r, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -268,4 +267,12 @@ func TestChatIsStable(t *testing.T) {
 			t.Errorf("DRAM ×%g moves the chat's decode rate %+.1f%% and turn 25's time %+.1f%%; want within 2%% and 5%%", scale, 100*d, 100*t25)
 		}
 	}
+}
+
+// dramScaled is the --set that gives chip scale times its own DRAM
+// bandwidth: a small change of a timing input.
+func dramScaled(t *testing.T, chip string, scale float64) string {
+	t.Helper()
+	bw := float64(configFor(t, opts{chip: chip}).Chip.Memory.DRAM.Bandwidth)
+	return fmt.Sprintf("memory.dram.bandwidth=%gGB/s", bw/1e9*scale)
 }
