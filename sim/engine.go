@@ -66,21 +66,24 @@ type engine struct {
 	rowMiss float64
 	rowSize float64
 
-	layout    layout
-	st        stats
-	passes    int    // passes run so far (the analytic L3 estimate needs it)
-	trace     *Trace // nil unless the run records a timeline
-	heat      *heat
-	deposit   deposit   // scratch: where the current stretch's energy goes (energy, heat.step)
-	stepSecs  []float64 // how long each decode step took,
-	stepCtx   []int     // after how many tokens of context,
-	stepKey   []string  // at which clocks (heat.key),
-	stepFull  []bool    // and whether it was simulated in full
-	stepBase  int       // context before the current decode's first step
-	memo      stepMemo  // decode steps simulated in full, for reuse
-	stageUnit *hw.Unit  // the unit a pipeline stage runs on, while it runs
-	stopAt    float64   // a session's end, seconds of the run; 0 for one request
-	kvScan    bool      // this pass's KV reads cannot hit: see scanBypass
+	layout layout
+	// lastFormat is the last weight format formatOf lowered, and its
+	// lower-case name.
+	lastFormat [2]string
+	st         stats
+	passes     int    // passes run so far (the analytic L3 estimate needs it)
+	trace      *Trace // nil unless the run records a timeline
+	heat       *heat
+	deposit    deposit   // scratch: where the current stretch's energy goes (energy, heat.step)
+	stepSecs   []float64 // how long each decode step took,
+	stepCtx    []int     // after how many tokens of context,
+	stepKey    []string  // at which clocks (heat.key),
+	stepFull   []bool    // and whether it was simulated in full
+	stepBase   int       // context before the current decode's first step
+	memo       stepMemo  // decode steps simulated in full, for reuse
+	stageUnit  *hw.Unit  // the unit a pipeline stage runs on, while it runs
+	stopAt     float64   // a session's end, seconds of the run; 0 for one request
+	kvScan     bool      // this pass's KV reads cannot hit: see scanBypass
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64
@@ -243,7 +246,9 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.rowMiss = (d.RandomPenalty - 1) * randomRun
 	e.rowSize = float64(d.RowSize)
 	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.Batch)
-	e.layout = layout{addr: map[string]int64{}}
+	// Every tensor of the model, every layer's KV cache and the spill
+	// buffer: room for all at once, as a pass names them all.
+	e.layout = layout{addr: make(map[string]int64, c.compiled().Tensors()+c.Model.Layers+1)}
 
 	if l3.Shares(unit.Name) {
 		g := cache.TileGeometry(int64(l3.Size), l3.Ways, int64(l3.Line))
@@ -455,9 +460,20 @@ func (e *engine) opSeconds(op workloads.Op) float64 {
 	case op.Kind == workloads.KindAttention:
 		return e.attentionSeconds(op)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, e.clockOf(u), strings.ToLower(op.WeightQuant))
+		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, e.clockOf(u), e.formatOf(op.WeightQuant))
 	}
 	return u.VectorSeconds(op.FLOPs, e.vdt, e.clockOf(u))
+}
+
+// formatOf is strings.ToLower(quant), the storage format's name as a
+// unit's efficiency tables key it: a pass's operators read weights of a
+// few formats, so the last one's is kept rather than lowered (and
+// allocated) again per operator.
+func (e *engine) formatOf(quant string) string {
+	if quant != e.lastFormat[0] {
+		e.lastFormat = [2]string{quant, strings.ToLower(quant)}
+	}
+	return e.lastFormat[1]
 }
 
 // attentionSeconds times QKᵀ and AV as matrix products per KV head: the
