@@ -381,14 +381,14 @@ type tile struct {
 // SRAM, and returns them with the bytes it reads from SRAM-resident
 // tensors. Its activations (inputs and outputs) stay in SRAM up to half of
 // the streaming area; the excess spills through the L3.
-func (e *engine) spansOf(spans []span, op workloads.Op) (_ []span, resident float64) {
-	if w := op.Touch(workloads.Weights); w > 0 {
+func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident float64) {
+	if w := op.Bytes.Weights; w > 0 {
 		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op)})
 	}
 	if op.Kind == workloads.KindAttention {
 		spans, resident = e.kvSpans(op, spans)
 	}
-	if spill := op.Touch(workloads.Activations) - e.actBudget; spill > 0 {
+	if spill := op.Bytes.Activations - e.actBudget; spill > 0 {
 		spans = append(spans, span{addr: e.layout.of("activations", float64(e.unit.SRAM)*8), bytes: spill, class: classActivations})
 	}
 	return spans, resident
@@ -403,12 +403,11 @@ func (e *engine) spansOf(spans []span, op workloads.Op) (_ []span, resident floa
 // V are one run each; in a head-major layout ([head, seq, dim]) a tile is
 // one run per head (the tile's positions of that head), and the new
 // tokens' K and V are one run per head, each far from the next.
-func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
+func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
 	maxCtx := float64(e.cfg.context())
 	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
-	read := op.Touch(workloads.KVRead)
-	write := op.Touch(workloads.KVWrite)
+	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
 	resident := math.Min(read, e.kvResident)
 	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.Batch)
 	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
@@ -438,7 +437,7 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 // 1 − 1/(2N) of the SRAM's bandwidth; the extra time is the bank-conflict
 // cost. Split by head across their own banks (banks: split), each stream
 // has only its share of the bandwidth but never conflicts.
-func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) (seconds, conflict float64) {
+func (e *engine) computeSeconds(op *workloads.Op, streamed, resident float64) (seconds, conflict float64) {
 	bw := float64(e.unit.SRAMBandwidth)
 	sram := (streamed + resident) / bw
 	switch {
@@ -454,7 +453,7 @@ func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) (se
 }
 
 // opSeconds is the compute time of an operator on the matrix unit.
-func (e *engine) opSeconds(op workloads.Op) float64 {
+func (e *engine) opSeconds(op *workloads.Op) float64 {
 	u := e.unit
 	switch {
 	case op.Kind == workloads.KindAttention:
@@ -479,7 +478,7 @@ func (e *engine) formatOf(quant string) string {
 // attentionSeconds times QKᵀ and AV as matrix products per KV head: the
 // queries that share a KV head (the GQA group, times the new tokens) form
 // the rows, the context the columns, the head dimension the reduction.
-func (e *engine) attentionSeconds(op workloads.Op) float64 {
+func (e *engine) attentionSeconds(op *workloads.Op) float64 {
 	m := e.cfg.Model
 	b := e.cfg.Batch
 	tokens := max(1, e.work.Tokens)

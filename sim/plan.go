@@ -40,7 +40,8 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	spans := e.planSpans[:0]
 	extents := e.planExtents[:0]
 	seen := e.spillSeen[:0]
-	for _, op := range ops {
+	for i := range ops {
+		op := &ops[i]
 		if e.fallsBack(op) {
 			plans = append(plans, opPlan{fallback: true, tiles: 1})
 			extents = append(extents, extent{len(spans), len(spans)})
