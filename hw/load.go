@@ -200,6 +200,12 @@ func clusterDefaults(doc *spec.Doc) {
 }
 
 func applyDefaults(doc *spec.Doc) error {
+	// No default names or kinds a unit, so the units are listed once.
+	names := doc.Names("units")
+	kinds := make([]string, len(names))
+	for i, name := range names {
+		kinds[i] = doc.Value("units." + name + ".kind")
+	}
 	for _, def := range Defaults {
 		kind, rest, perUnit := strings.Cut(strings.TrimPrefix(def.Path, "units.{"), "}.")
 		if !perUnit {
@@ -208,8 +214,8 @@ func applyDefaults(doc *spec.Doc) error {
 			}
 			continue
 		}
-		for _, name := range doc.Names("units") {
-			if doc.Value("units."+name+".kind") != kind {
+		for i, name := range names {
+			if kinds[i] != kind {
 				continue
 			}
 			if err := doc.Default("units."+name+"."+rest, def.Value, &SoC{}, "assumed"); err != nil {

@@ -173,13 +173,19 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		return d.errAt(n, path, "expected a mapping of fields, found "+kindName(n))
 	}
 	fs := fieldsOf(v.Type())
-	seen := map[string]bool{}
+	var room [64]bool // which of fs the mapping gives
+	seen := room[:0]
+	if len(fs) > len(room) {
+		seen = make([]bool, len(fs))
+	}
+	seen = seen[:len(fs)]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		var f *field
 		for j := range fs {
 			if fs[j].name == k.Value {
 				f = &fs[j]
+				seen[j] = true
 			}
 		}
 		p := join(path, k.Value)
@@ -187,13 +193,12 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 			names := FieldNames(v.Type())
 			return d.errAt(k, p, fmt.Sprintf("unknown field %q; %sallowed here: %s", k.Value, nearID(k.Value, names), strings.Join(names, ", ")))
 		}
-		seen[f.name] = true
 		if err := d.decode(val, v.Field(f.index), p, f.rules); err != nil {
 			return err
 		}
 	}
-	for _, f := range fs {
-		if f.rules.required && !seen[f.name] {
+	for j, f := range fs {
+		if f.rules.required && !seen[j] {
 			return d.errAt(n, join(path, f.name), "missing required field "+f.name)
 		}
 	}

@@ -199,7 +199,9 @@ func kindName(n *yaml.Node) string {
 // Lookup returns the node at a dotted path, or nil.
 func (d *Doc) lookup(path string) *yaml.Node {
 	n := d.root
-	for _, seg := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
 		switch {
 		case n == nil:
 			return nil
