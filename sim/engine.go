@@ -621,9 +621,13 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 	return cost
 }
 
-// lower gives the operators of pass w of the run's model, in a buffer the
-// next call reuses: a pass's operators live until the next pass.
+// lower gives the operators of pass w of the run's model: the graph's own
+// for a pass it keeps (workloads.Graph.LowerKept), else in a buffer the
+// next call reuses. Either way they are only read, until the next pass.
 func (e *engine) lower(w workloads.Work) []workloads.Op {
-	e.opBuf = e.cfg.compiled().LowerTo(e.opBuf[:0], w)
-	return e.opBuf
+	ops, kept := e.cfg.compiled().LowerKept(e.opBuf[:0], w)
+	if !kept { // else the graph's own: the next pass must not lower into it
+		e.opBuf = ops
+	}
+	return ops
 }

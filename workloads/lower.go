@@ -287,6 +287,54 @@ func (g *Graph) Lower(w Work) []Op {
 	return g.LowerTo(ops, w)
 }
 
+// LowerKept is LowerTo for a simulation that runs the same passes again:
+// the graph keeps the passes it lowered (up to a bound over all graphs)
+// and returns a kept pass as its own slice, kept true, which the caller
+// must not change; a pass it does not keep is lowered into buf (kept
+// false). A sweep's points run the same prefill and mostly the same decode
+// steps, each lowered once. It panics if w does not validate.
+func (g *Graph) LowerKept(buf []Op, w Work) (ops []Op, kept bool) {
+	if err := w.Validate(); err != nil {
+		panic("workloads.Lower: " + err.Error())
+	}
+	k := passKey{g, w}
+	passes.Lock()
+	ops, kept = passes.m[k]
+	passes.Unlock()
+	if kept {
+		return ops, true
+	}
+	ops = g.LowerTo(buf, w)
+	if len(ops) > maxKeptOps/8 {
+		return ops, false // a pass this large would crowd out the rest
+	}
+	own := slices.Clone(ops)
+	passes.Lock()
+	if passes.ops+len(own) > maxKeptOps {
+		clear(passes.m)
+		passes.ops = 0
+	}
+	passes.m[k] = own
+	passes.ops += len(own)
+	passes.Unlock()
+	return own, true
+}
+
+// passes are the passes LowerKept keeps, by graph and work, up to
+// maxKeptOps operators in all (then it starts afresh): about 11 MB.
+var passes = struct {
+	sync.Mutex
+	m   map[passKey][]Op
+	ops int
+}{m: map[passKey][]Op{}}
+
+const maxKeptOps = 1 << 16
+
+type passKey struct {
+	g *Graph
+	w Work
+}
+
 // LowerTo is Lower appending to ops, whose room it reuses: a simulation
 // lowers pass after pass into one buffer.
 func (g *Graph) LowerTo(ops []Op, w Work) []Op {
