@@ -34,7 +34,7 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 	if !ok {
 		return fail(fmt.Sprintf("%q is not a valid value", value))
 	}
-	if err := d.checkTree(newNode, path, 0); err != nil {
+	if err := d.checkValue(value, newNode, path); err != nil {
 		return fail(err.(*Error).Msg)
 	}
 	t := reflect.TypeOf(target)
