@@ -427,9 +427,9 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	return spans, resident
 }
 
-// computeSeconds is an operator's time on the unit once its data is in
-// SRAM: the compute model, or reading its bytes out of SRAM if slower;
-// and the bank-conflict time among it.
+// computeSeconds is an operator's time on the unit at clock once its data
+// is in SRAM: the compute model, or reading its bytes out of SRAM if
+// slower; and the bank-conflict time among it.
 //
 // Streamed tiles and SRAM-resident KV are read at once. Interleaved over
 // all N banks (banks: shared), two streams collide in a bank on 1 access
@@ -437,7 +437,7 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 // 1 − 1/(2N) of the SRAM's bandwidth; the extra time is the bank-conflict
 // cost. Split by head across their own banks (banks: split), each stream
 // has only its share of the bandwidth but never conflicts.
-func (e *engine) computeSeconds(op *workloads.Op, streamed, resident float64) (seconds, conflict float64) {
+func (e *engine) computeSeconds(op *workloads.Op, streamed, resident, clock float64) (seconds, conflict float64) {
 	bw := float64(e.unit.SRAMBandwidth)
 	sram := (streamed + resident) / bw
 	switch {
@@ -449,19 +449,19 @@ func (e *engine) computeSeconds(op *workloads.Op, streamed, resident float64) (s
 		conflict = conflicted - sram
 		sram = conflicted
 	}
-	return math.Max(e.opSeconds(op), sram), conflict
+	return math.Max(e.opSeconds(op, clock), sram), conflict
 }
 
-// opSeconds is the compute time of an operator on the matrix unit.
-func (e *engine) opSeconds(op *workloads.Op) float64 {
+// opSeconds is the compute time of an operator on the matrix unit at clock.
+func (e *engine) opSeconds(op *workloads.Op, clock float64) float64 {
 	u := e.unit
 	switch {
 	case op.Kind == workloads.KindAttention:
-		return e.attentionSeconds(op)
+		return e.attentionSeconds(op, clock)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, e.clockOf(u), e.formatOf(op.WeightQuant))
+		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, clock, e.formatOf(op.WeightQuant))
 	}
-	return u.VectorSeconds(op.FLOPs, e.vdt, e.clockOf(u))
+	return u.VectorSeconds(op.FLOPs, e.vdt, clock)
 }
 
 // formatOf is strings.ToLower(quant), the storage format's name as a
@@ -478,7 +478,7 @@ func (e *engine) formatOf(quant string) string {
 // attentionSeconds times QKᵀ and AV as matrix products per KV head: the
 // queries that share a KV head (the GQA group, times the new tokens) form
 // the rows, the context the columns, the head dimension the reduction.
-func (e *engine) attentionSeconds(op *workloads.Op) float64 {
+func (e *engine) attentionSeconds(op *workloads.Op, clock float64) float64 {
 	m := e.cfg.Model
 	b := e.cfg.Batch
 	tokens := max(1, e.work.Tokens)
@@ -486,7 +486,7 @@ func (e *engine) attentionSeconds(op *workloads.Op) float64 {
 	hd := m.HeadDimension()
 	// FLOPs = 4 · heads · head_dim · Σ context over the new tokens, per sequence.
 	ctx := op.FLOPs / (4 * float64(m.Heads) * float64(hd) * float64(tokens) * float64(b))
-	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, e.clockOf(e.unit))
+	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, clock)
 	return 2 * float64(m.KVHeads) * float64(b) * one
 }
 
