@@ -203,7 +203,12 @@ type stats struct {
 	paddedTokens  int            // prompt tokens a compiled prefill graph computed past the prompt
 	energy        [2]energyParts // by phase
 	peakPower     float64        // watts, the highest of any pass
-	series        []SeriesPoint
+	// points counts the stretches of the run's series (for the step
+	// budget), recent keeps the last of them (for the recent power), and
+	// point holds the slices of the point handed to the sink.
+	points int
+	recent powerTail
+	point  SeriesPoint
 }
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {

@@ -235,11 +235,9 @@ const (
 // criticalTemp is where phones' critical trips shut the device down.
 const criticalTemp = 125.0
 
-// fillThermal writes the thermal figures and the time series of the
-// result.
+// fillThermal writes the thermal figures of the result.
 func (e *engine) fillThermal(r *Result, total float64) {
 	h := e.heat
-	r.Series = &Series{Units: e.cfg.Chip.UnitNames(), Nodes: h.net.Nodes(), Points: e.st.series}
 	if h.peakJ > criticalTemp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("a junction reached %.0f °C, past the %.0f °C where a device shuts down: leakage outgrows what the thermal network removes (thermal runaway); check static_power, leakage_per_c and the network", h.peakJ, criticalTemp))
 	}

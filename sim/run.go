@@ -42,6 +42,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer e.release()
+	e.beginSeries()
 	e.paged, e.kvRoom = plan.paged, plan.kvRoom
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {

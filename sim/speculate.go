@@ -163,7 +163,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 	d := e.cfg.Draft
 	side := func(m *workloads.Spec) (*engine, error) {
 		c := *e.cfg
-		c.Model, c.Draft, c.Trace, c.Scenario = m, nil, nil, nil
+		c.Model, c.Draft, c.Trace, c.Series, c.Scenario = m, nil, nil, nil, nil
 		s, err := newEngine(&c, e.pol, e.unit, e.dt)
 		if err != nil {
 			return nil, err
