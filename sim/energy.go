@@ -191,11 +191,13 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 	e.lead = 0
 }
 
-// maxSeriesPoints bounds the stretches a run may have: its series goes to
-// its sink, but its decode steps (for the spread and the sustained rate)
-// and bandwidth samples are still kept, about 1 GiB at the budget (a
-// 40-hour sustained session on the 8 Gen 3 has 370,000 stretches). A
-// variable so a test can lower it.
+// maxSeriesPoints bounds the stretches a run may have. Its series goes to
+// its sink, but its decode steps (for the spread, the percentiles and the
+// sustained rate) and bandwidth samples are still kept, about 140 bytes a
+// stretch live, and the bandwidth samples are printed whole by --format
+// json: a sustained session of 385,000 stretches (24 h on the default
+// chip) peaks at 165 MB, 385 MB with its 73 MB of JSON, so about 1 GiB at
+// the budget. A variable so a test can lower it.
 var maxSeriesPoints = 1_200_000
 
 // estimateAfter is how many stretches a timed run simulates before it
