@@ -247,12 +247,12 @@ func (e *engine) fillThermal(r *Result, total float64) {
 	if len(h.skin) > 0 {
 		r.Thermal.SkinPeakC = ptr(h.peakSkin)
 	}
-	if total >= minSustainedRun && len(e.stepSecs) > 0 {
+	if tail := e.steps.tail; total >= minSustainedRun && len(tail) > 0 {
 		// The last minute of decoding: a session's think time between
 		// answers is not part of it.
 		n, busy := 0, 0.0
-		for i := len(e.stepSecs) - 1; i >= 0 && busy+e.stepSecs[i] <= sustainedWindow; i-- {
-			busy += e.stepSecs[i]
+		for i := len(tail) - 1; i >= 0 && busy+tail[i] <= sustainedWindow; i-- {
+			busy += tail[i]
 			n++
 		}
 		if n > 0 {
