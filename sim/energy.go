@@ -6,6 +6,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -228,9 +229,9 @@ func (e *engine) tooLong() error {
 	}
 	const msg = "the run would keep more than %d steps in memory (about 1 GiB), %s; give a shorter duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)"
 	if e.cfg.Duration > 0 {
-		return FieldErrorf("duration", "%s: "+msg, units.Format(e.cfg.Duration, units.KindDuration), maxSeriesPoints, what)
+		return spec.FieldErrorf("duration", "%s: "+msg, units.Format(e.cfg.Duration, units.KindDuration), maxSeriesPoints, what)
 	}
-	return inputErrorf(msg, maxSeriesPoints, what)
+	return spec.Errorf(msg, maxSeriesPoints, what)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

@@ -9,6 +9,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/cache"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim/des"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -276,7 +277,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	}
 	e.exec = e.newExecutor()
 	if sram < e.tile {
-		return nil, inputErrorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
+		return nil, spec.Errorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
 	}
 	return e, nil
 }

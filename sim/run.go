@@ -9,6 +9,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -19,7 +20,7 @@ const first10s = 10.0
 
 // Run simulates a prefill of cfg.Prompt tokens after cfg.Depth tokens of
 // context, and cfg.Gen decode steps.
-// Errors about the inputs are *InputError.
+// Errors about the inputs are *spec.Error.
 //
 // Run resolves cfg first (Resolve); a config resolved before runs the same.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -435,7 +436,7 @@ func resolve(cfg *Config) (Choice, error) {
 	// on every chip rather than ignored off the CPU.
 	for _, u := range cfg.Chip.Units {
 		if u.Kind == hw.CPU && cfg.Threads > u.Cores {
-			return Choice{}, FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+			return Choice{}, spec.FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
 		}
 	}
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)

@@ -70,7 +70,7 @@ type ScheduleState struct {
 // typo, and would make a run of a few tokens last hours.
 const maxScheduleIdle = 60.0
 
-var schedules = spec.Catalog{Files: scheduleFiles, Dir: "schedules", Kind: "schedule", Flag: "--schedule"}
+var schedules = spec.Catalog{Files: scheduleFiles, Dir: "schedules", Kind: "schedule", Field: "schedule"}
 
 // ScheduleIDs lists the built-in schedules.
 func ScheduleIDs() []string { return schedules.IDs() }
@@ -167,7 +167,7 @@ func (s *Schedule) first(st ScheduleState, keep func(Rule) bool) (*Rule, error) 
 		}
 		v, err := expr.Run(s.conds[i], st)
 		if err != nil {
-			return nil, inputErrorf("%s: rules[%d].when %q: %v", s.file, i, s.Rules[i].When, err)
+			return nil, spec.Errorf("%s: rules[%d].when %q: %v", s.file, i, s.Rules[i].When, err)
 		}
 		if v.(bool) {
 			return &s.Rules[i], nil

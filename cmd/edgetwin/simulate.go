@@ -84,7 +84,7 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 // that chose them.
 func setPrefix(err error, prefix string) error {
 	var e *spec.Error
-	if errors.As(err, &e) && e.File == "--set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
+	if errors.As(err, &e) && e.File == "" && e.Field == "set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
 		c := *e
 		c.Path = prefix + e.Path
 		return &c
@@ -307,7 +307,7 @@ func (f *runFlags) draftConfig() (*sim.Draft, error) {
 	}
 	m, err := workloads.LoadModel(f.draft, nil)
 	if err != nil {
-		return nil, inputErrorf("%s", strings.Replace(err.Error(), "--model", "--draft", 1))
+		return nil, inputErr(spec.Refield(err, "model", "draft"))
 	}
 	d := &sim.Draft{Model: m}
 	if changed("draft-len") {
