@@ -197,10 +197,11 @@ type stats struct {
 	counters
 	fallbacks     map[string]*Fallback
 	fallbackOrder []string
-	samples       []BandwidthSample
-	paddedTokens  int            // prompt tokens a compiled prefill graph computed past the prompt
-	energy        [2]energyParts // by phase
-	peakPower     float64        // watts, the highest of any pass
+	samples       []BandwidthSample // the last passes' samples; see addSample
+	bandwidth     bandwidthLog      // the samples before them
+	paddedTokens  int               // prompt tokens a compiled prefill graph computed past the prompt
+	energy        [2]energyParts    // by phase
+	peakPower     float64           // watts, the highest of any pass
 	// points counts the stretches of the run's series (for the step
 	// budget), recent keeps the last of them (for the recent power), and
 	// point holds the slices of the point handed to the sink.

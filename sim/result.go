@@ -279,13 +279,19 @@ type Health struct {
 }
 
 // BandwidthSample is the utilisation of one pass (the prefill, or one
-// decode step) of the run.
+// decode step) of the run, or, in a run of more passes than a result
+// reports (maxBandwidthSamples), the average over consecutive passes.
 type BandwidthSample struct {
-	Pass     string  `json:"pass"`
-	StartS   float64 `json:"start_s"`
+	// Pass names the pass, or the first and last of them ("decode 64 …
+	// decode 127").
+	Pass   string  `json:"pass"`
+	StartS float64 `json:"start_s"`
+	// Seconds is the passes' time, not counting the time between them.
 	Seconds  float64 `json:"seconds"`
 	DRAMUtil float64 `json:"dram_util"`
 	L3Util   float64 `json:"l3_util"`
+	// Passes is how many passes the sample averages, when more than one.
+	Passes int `json:"passes,omitempty"`
 }
 
 // Energy is what the run cost in joules and watts. Units run at their

@@ -402,7 +402,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 	}
 	dram, l3 := d.dramBytes, d.l3HitBytes
 	e.trace.span("passes", "decode "+strconv.Itoa(k)+" (interpolated)", "pass", e.clock, e.clock+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(l3, e.l3BW*t),
