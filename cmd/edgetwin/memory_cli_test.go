@@ -52,13 +52,14 @@ func TestHourWithTraceInBoundedMemory(t *testing.T) {
 }
 
 // TestSeriesDoesNotGrowMemory: `simulate --series` writes each point as
-// the run makes it, so six hours of sustained decode peak barely above
-// one. Measured: 69 MB for 1 h and 72 MB for 6 h (with the series held,
-// 74 MB and 139 MB: 13 MB an hour of peak for its 17,000 points an hour).
-// What still grows is the step times and bandwidth samples the result
-// reports whole, about 140 bytes a step (165 MB of peak at 24 h, against
-// 415 MB with the series held). The bound is 24 MiB of growth over the
-// five hours.
+// the run makes it, the bandwidth samples halve their resolution at 4096
+// and the decode steps kept are the ones the spread and the sustained rate
+// read, so six hours of sustained decode peak as one does. Measured: 67 MB
+// for 1 h and for 24 h (`/usr/bin/time -f %M edgetwin simulate --scenario
+// sustained --duration 24h --series s.csv`); before the series streamed,
+// 74 MB for 1 h and 415 MB for 24 h. What still grows is each decode
+// step's time for the percentiles, 8 bytes a step (3 MB at 24 h). The
+// bound is 24 MiB of growth over the five hours.
 func TestSeriesDoesNotGrowMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seven hours of simulated sustained decode, about 4 s")
