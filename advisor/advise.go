@@ -40,6 +40,9 @@ type Request struct {
 	// no elasticities, no vendor questions, and diagnoses without the
 	// what-a-faster-chip-gives clause.
 	NoSensitivity bool
+	// Series, when set, receives the time series of the first candidate's
+	// run (a review draws it); the other runs keep none.
+	Series sim.SeriesSink
 }
 
 // DefaultObjective is what a request without an objective maximises.
@@ -216,7 +219,10 @@ func (j *job) run(ctx context.Context) error {
 func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	n := len(p.cfgs)
 	jobs := make([]job, 0, 2*n)
-	for _, c := range p.cfgs {
+	for i, c := range p.cfgs {
+		if i == 0 {
+			c.Series = p.req.Series
+		}
 		jobs = append(jobs, job{cfg: c})
 	}
 	for _, c := range p.whatIfCfgs {

@@ -149,6 +149,9 @@ type Config struct {
 	// Trace, when set, receives the run's timeline (tile and line
 	// fidelities).
 	Trace *Trace
+	// Series, when set, receives the run's time series, point by point
+	// as the run produces them; the run keeps none of it.
+	Series SeriesSink
 	// Scenario, when set, runs a session instead of one prompt: Prompt and
 	// Gen become each request's, and Duration (or the scenario's) bounds it.
 	Scenario *workloads.Scenario

@@ -43,6 +43,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer e.release()
+	e.beginSeries()
 	e.paged, e.kvRoom = plan.paged, plan.kvRoom
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
@@ -131,7 +132,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	e.endReplay()
 	t += e.pageIn(ops) + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: name, StartS: start, Seconds: t,
 		DRAMUtil: ratio(e.st.dramBytes-dram, float64(c.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
@@ -368,10 +369,10 @@ func (e *engine) finish(r *Result, total float64) {
 		r.Units = append(r.Units, UnitCounters{Name: e.host.Name, Kind: e.host.Kind, BusyS: st.host + cpuOps})
 	}
 	r.Health = health(r.Compute)
-	r.Bandwidth = st.samples
 	e.fillEnergy(r, total)
 	e.fillThermal(r, total)
 	e.traceCounters()
+	r.Bandwidth = e.bandwidthSamples()
 }
 
 // pctOf is a/b as a whole per cent.

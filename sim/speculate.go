@@ -164,7 +164,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 	d := e.cfg.Draft
 	side := func(m *workloads.Spec) (*engine, error) {
 		c := *e.cfg
-		c.Model, c.Draft, c.Trace, c.Scenario = m, nil, nil, nil
+		c.Model, c.Draft, c.Trace, c.Series, c.Scenario = m, nil, nil, nil, nil
 		s, err := newEngine(&c, e.pol, e.unit, e.dt)
 		if err != nil {
 			return nil, err
@@ -277,7 +277,7 @@ func (e *engine) charge(phase workloads.Phase, name string, t float64, d counter
 		g.CopyBytes += f.CopyBytes
 	}
 	e.trace.span("passes", name, "pass", e.clock, e.clock+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: name, StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(d.dramBytes, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(d.l3HitBytes, e.l3BW*t),
