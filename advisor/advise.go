@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	hwspec "github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
@@ -39,6 +40,9 @@ type Request struct {
 	// no elasticities, no vendor questions, and diagnoses without the
 	// what-a-faster-chip-gives clause.
 	NoSensitivity bool
+	// Series, when set, receives the time series of the first candidate's
+	// run (a review draws it); the other runs keep none.
+	Series sim.SeriesSink
 }
 
 // DefaultObjective is what a request without an objective maximises.
@@ -64,13 +68,13 @@ func (w WhatIf) String() string {
 func ParseWhatIf(s string) (WhatIf, error) {
 	lhs, value, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(lhs) == "" || strings.TrimSpace(value) == "" {
-		return WhatIf{}, sim.FieldErrorf("what_if", "%q is not PATH=VALUE or CHIP:PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s, seed-c:units.npu.peak.int8=40TOPS)", s)
+		return WhatIf{}, spec.FieldErrorf("what_if", "%q is not PATH=VALUE or CHIP:PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s, seed-c:units.npu.peak.int8=40TOPS)", s)
 	}
 	w := WhatIf{Set: strings.TrimSpace(lhs) + "=" + strings.TrimSpace(value)}
 	if chip, path, ok := strings.Cut(lhs, ":"); ok {
 		chip, path = strings.TrimSpace(chip), strings.TrimSpace(path)
 		if chip == "" || path == "" {
-			return WhatIf{}, sim.FieldErrorf("what_if", "%q: CHIP:PATH=VALUE needs both a chip and a path", s)
+			return WhatIf{}, spec.FieldErrorf("what_if", "%q: CHIP:PATH=VALUE needs both a chip and a path", s)
 		}
 		w = WhatIf{Chip: chip, Set: path + "=" + strings.TrimSpace(value)}
 	}
@@ -96,7 +100,7 @@ type Plan struct {
 // the user's input.
 func Prepare(req Request) (*Plan, error) {
 	if len(req.Candidates) == 0 {
-		return nil, errors.New("no candidates: give --candidates ID|FILE,... or leave it out for the whole catalog")
+		return nil, spec.FieldErrorf("candidates", "is empty: give chip ids or files, or leave it out for the whole catalog")
 	}
 	if req.Load == nil {
 		return nil, errors.New("advisor: no loader")
@@ -113,14 +117,14 @@ func Prepare(req Request) (*Plan, error) {
 	}
 	for _, w := range req.WhatIf {
 		if w.Chip != "" && !slices.Contains(req.Candidates, w.Chip) {
-			return nil, sim.FieldErrorf("what_if", "%s: %s is not a candidate; candidates: %s", w, w.Chip, strings.Join(req.Candidates, ", "))
+			return nil, spec.FieldErrorf("what_if", "%s: %s is not a candidate; candidates: %s", w, w.Chip, strings.Join(req.Candidates, ", "))
 		}
 	}
 	if len(req.WhatIf) > 0 {
 		for _, ref := range req.Candidates {
 			cfg, err := req.Load(ref, p.whatIfSets(ref))
 			if err != nil {
-				return nil, fmt.Errorf("--what-if on %s: %w", ref, err)
+				return nil, fieldWrap("what_if", "on "+ref, err)
 			}
 			p.whatIfCfgs = append(p.whatIfCfgs, cfg)
 			p.whatSpecs = append(p.whatSpecs, specTree(cfg.Chip, kinds))
@@ -134,14 +138,14 @@ func Prepare(req Request) (*Plan, error) {
 		}
 		p.requires = append(p.requires, r)
 	}
-	flag, text := "--maximize", req.Objective
+	field, text := "maximize", req.Objective
 	if !req.Maximize {
-		flag = "--minimize"
+		field = "minimize"
 	}
 	if text == "" {
-		flag, text, p.req.Maximize = "--maximize", DefaultObjective, true
+		field, text, p.req.Maximize = "maximize", DefaultObjective, true
 	}
-	obj, err := p.env.compileObjective(flag, text)
+	obj, err := p.env.compileObjective(field, text)
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +153,25 @@ func Prepare(req Request) (*Plan, error) {
 	return p, nil
 }
 
-// wrapChip names the chip in a load error unless the error does.
+// wrapChip names the chip in a load error unless the error does; a chip
+// that is no catalog id nor file is one of the candidates.
 func wrapChip(ref string, err error) error {
+	if re := spec.Refield(err, "soc", "candidates"); re != err {
+		return re
+	}
 	if strings.Contains(err.Error(), ref) {
 		return err
 	}
-	return fmt.Errorf("--candidates %s: %w", ref, err)
+	return fieldWrap("candidates", ref, err)
+}
+
+// fieldWrap is err, from loading what the setting field gives (a chip,
+// "on" a chip), as an error in that setting when it is the user's input.
+func fieldWrap(field, what string, err error) error {
+	if !spec.IsUserInput(err) {
+		return fmt.Errorf("%s %s: %w", field, what, err)
+	}
+	return spec.FieldErrorf(field, "%s: %s", what, spec.Bare(err))
 }
 
 // whatIfSets are the what-if overrides that apply to chip ref.
@@ -183,7 +200,7 @@ type job struct {
 // stays with the job; any other error is returned.
 func (j *job) run(ctx context.Context) error {
 	r, err := sim.Run(ctx, j.cfg)
-	var ie *sim.InputError
+	var ie *spec.Error
 	switch {
 	case err == nil:
 		j.res = r
@@ -202,7 +219,10 @@ func (j *job) run(ctx context.Context) error {
 func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	n := len(p.cfgs)
 	jobs := make([]job, 0, 2*n)
-	for _, c := range p.cfgs {
+	for i, c := range p.cfgs {
+		if i == 0 {
+			c.Series = p.req.Series
+		}
 		jobs = append(jobs, job{cfg: c})
 	}
 	for _, c := range p.whatIfCfgs {

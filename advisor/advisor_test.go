@@ -131,7 +131,7 @@ func TestCompileErrors(t *testing.T) {
 			t.Errorf("%q compiles", tc.req)
 			continue
 		}
-		var ie *sim.InputError
+		var ie *spec.Error
 		if !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ie) || ie.Field != "require" {
 			t.Errorf("%q: %v; want an input error in the requirement saying %q", tc.req, err, tc.want)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/suggest"
 	"github.com/edgetwin/edgetwin/sim"
@@ -75,9 +76,9 @@ func (e *Env) keyKind(name string) units.Kind {
 
 // Expr is a compiled expression.
 type Expr struct {
-	Flag string // the flag that gave it: --require, --minimize, --maximize
-	Text string // as given
-	prog *vm.Program
+	Field string // the setting that gave it: require, minimize, maximize, pareto
+	Text  string // as given
+	prog  *vm.Program
 	// Refs are the environment paths it reads (decode.tokens_per_s,
 	// chip.price_usd), sorted.
 	Refs []string
@@ -107,25 +108,25 @@ type Clause struct {
 // compileExpr parses text, checks every name it reads against the
 // environment (so a misspelt metric is an error, not a silent false), and
 // compiles it with the expected result type.
-func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node, error) {
+func (e *Env) compileExpr(field, text string, want expr.Option) (*Expr, ast.Node, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, nil, sim.FieldErrorf(field(flag), "is empty: give an expression such as 'ttft_s < 0.5'")
+		return nil, nil, spec.FieldErrorf(field, "is empty: give an expression such as 'ttft_s < 0.5'")
 	}
 	plain, lits, err := withUnits(text)
 	if err != nil {
-		return nil, nil, sim.FieldErrorf(field(flag), "%q: %v", text, err)
+		return nil, nil, spec.FieldErrorf(field, "%q: %v", text, err)
 	}
 	tree, err := parser.Parse(plain)
 	if err != nil {
-		return nil, nil, sim.FieldErrorf(field(flag), "%q: syntax error%s", text, exprMessage(err))
+		return nil, nil, spec.FieldErrorf(field, "%q: syntax error%s", text, exprMessage(err))
 	}
 	if err := errors.Join(checkDimensions(tree.Node, lits, e.keyKind), checkDivisions(tree.Node)); err != nil {
-		return nil, nil, sim.FieldErrorf(field(flag), "%q: %v", text, err)
+		return nil, nil, spec.FieldErrorf(field, "%q: %v", text, err)
 	}
 	refs := references(tree.Node)
 	for _, r := range refs {
 		if !e.known[r] {
-			return nil, nil, e.unknownName(flag, text, r)
+			return nil, nil, e.unknownName(field, text, r)
 		}
 	}
 	prog, err := expr.Compile(plain, expr.Env(e.example), want)
@@ -133,18 +134,14 @@ func (e *Env) compileExpr(flag, text string, want expr.Option) (*Expr, ast.Node,
 		msg := exprMessage(err)
 		switch {
 		case strings.Contains(msg, "expected bool, but got"):
-			return nil, nil, sim.FieldErrorf(field(flag), "%q is %s, not a condition: compare it, e.g. %s < 0.5", text, gotWhat(msg), text)
+			return nil, nil, spec.FieldErrorf(field, "%q is %s, not a condition: compare it, e.g. %s < 0.5", text, gotWhat(msg), text)
 		case strings.Contains(msg, "expected float64, but got"):
-			return nil, nil, sim.FieldErrorf(field(flag), "%q is %s, not a number: give a metric or a formula such as decode.tokens_per_s / chip.price_usd", text, gotWhat(msg))
+			return nil, nil, spec.FieldErrorf(field, "%q is %s, not a number: give a metric or a formula such as decode.tokens_per_s / chip.price_usd", text, gotWhat(msg))
 		}
-		return nil, nil, sim.FieldErrorf(field(flag), "%q%s", text, msg)
+		return nil, nil, spec.FieldErrorf(field, "%q%s", text, msg)
 	}
-	return &Expr{Flag: flag, Text: text, prog: prog, Refs: refs}, tree.Node, nil
+	return &Expr{Field: field, Text: text, prog: prog, Refs: refs}, tree.Node, nil
 }
-
-// field is the setting a flag of the advisor's requests gives, as
-// sim.InputError names it: "--require" → "require".
-func field(flag string) string { return strings.TrimPrefix(flag, "--") }
 
 // gotWhat reads the type an "expected X, but got Y" message names.
 func gotWhat(msg string) string {
@@ -175,7 +172,7 @@ func exprMessage(err error) string {
 
 // unknownName is the error for a path the environment lacks, with the
 // closest known names.
-func (e *Env) unknownName(flag, text, name string) error {
+func (e *Env) unknownName(field, text, name string) error {
 	near := suggest.Closest(name, e.leaves, 3)
 	hint := ""
 	if len(near) > 0 {
@@ -183,9 +180,9 @@ func (e *Env) unknownName(flag, text, name string) error {
 	}
 	names := e.names
 	if names == "" {
-		names = "the keys of edgetwin simulate --format json, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth"
+		names = "the keys of the simulate result, as its JSON prints them, and the chip's spec under chip., e.g. chip.price_usd, chip.memory.dram.bandwidth"
 	}
-	return sim.FieldErrorf(field(flag), "%q: unknown name %s%s (names are %s)", text, name, hint, names)
+	return spec.FieldErrorf(field, "%q: unknown name %s%s (names are %s)", text, name, hint, names)
 }
 
 // references lists the environment paths an expression reads: identifiers
@@ -266,7 +263,7 @@ func refPath(n ast.Node) (string, bool) {
 
 // compileRequirement compiles a --require expression and its clauses.
 func (e *Env) compileRequirement(text string) (*Requirement, error) {
-	x, root, err := e.compileExpr("--require", text, expr.AsBool())
+	x, root, err := e.compileExpr("require", text, expr.AsBool())
 	if err != nil {
 		return nil, err
 	}
@@ -328,8 +325,8 @@ func (e *Env) comparison(c *Clause, n ast.Node) {
 }
 
 // compileObjective compiles a --minimize or --maximize expression.
-func (e *Env) compileObjective(flag, text string) (*Expr, error) {
-	x, _, err := e.compileExpr(flag, text, expr.AsFloat64())
+func (e *Env) compileObjective(field, text string) (*Expr, error) {
+	x, _, err := e.compileExpr(field, text, expr.AsFloat64())
 	return x, err
 }
 

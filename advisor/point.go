@@ -3,6 +3,7 @@ package advisor
 import (
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
@@ -41,7 +42,7 @@ func NewPointEnv(fields []string) (*PointEnv, error) {
 	}
 	example[varyKey] = vary
 	e := &Env{example: example, known: map[string]bool{}, kinds: map[string]units.Kind{},
-		names: "the keys of edgetwin simulate --format json, and the varied fields under vary.: " + varyNames(fields)}
+		names: "the keys of the simulate result, as its JSON prints them, and the varied fields under vary.: " + varyNames(fields)}
 	leaves, inner := paths(example)
 	for _, p := range append(leaves, inner...) {
 		e.known[p] = true
@@ -71,13 +72,13 @@ func put(m map[string]any, path string, v float64) error {
 		}
 		sub, ok := next.(map[string]any)
 		if !ok {
-			return sim.FieldErrorf("vary", "%s: %s.%s is already a field", path, varyKey, p)
+			return spec.FieldErrorf("vary", "%s: %s.%s is already a field", path, varyKey, p)
 		}
 		m = sub
 	}
 	last := parts[len(parts)-1]
 	if _, ok := m[last].(map[string]any); ok {
-		return sim.FieldErrorf("vary", "%s: fields %s.%s.… are varied too; vary one or the other", path, varyKey, path)
+		return spec.FieldErrorf("vary", "%s: fields %s.%s.… are varied too; vary one or the other", path, varyKey, path)
 	}
 	m[last] = v
 	return nil
@@ -90,9 +91,9 @@ func (pe *PointEnv) Requirement(text string) (*Requirement, error) {
 }
 
 // Objective compiles an expression that gives a number (an objective of a
-// Pareto front); flag names it in messages.
-func (pe *PointEnv) Objective(flag, text string) (*Expr, error) {
-	return pe.env.compileObjective(flag, text)
+// Pareto front); field names the setting that gave it in messages.
+func (pe *PointEnv) Objective(field, text string) (*Expr, error) {
+	return pe.env.compileObjective(field, text)
 }
 
 // Point is the environment of one sweep point: its result's tree (nil
@@ -169,7 +170,7 @@ func SweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string
 	}
 	var objs []*Expr
 	for _, o := range r.Objectives {
-		x, err := pe.Objective("--pareto "+o.String(), o.Text)
+		x, err := pe.Objective("pareto", o.Text)
 		if err != nil {
 			return nil, err
 		}

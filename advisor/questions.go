@@ -103,7 +103,7 @@ func Basis(source string) string {
 		return BasisAssumed
 	case strings.HasPrefix(s, "calibrated"):
 		return BasisCalibrated
-	case s == "--set":
+	case s == spec.SetOrigin:
 		return BasisSet
 	case fileLine.MatchString(s):
 		return BasisGiven
@@ -162,10 +162,10 @@ func PrepareQuestions(req QuestionsRequest) (*QuestionsPlan, error) {
 		return nil, err
 	}
 	if base.Scenario != nil {
-		return nil, fmt.Errorf("advise questions runs its own scenarios (%s, %s): leave out --scenario", sustainedScenario, chatScenario)
+		return nil, spec.FieldErrorf("scenario", "is not allowed: the questions run their own scenarios (%s, %s)", sustainedScenario, chatScenario)
 	}
 	if base.Depth > 0 {
-		return nil, fmt.Errorf("advise questions sizes its own contexts (the KV runs, the sessions): leave out --depth")
+		return nil, spec.FieldErrorf("depth", "is not allowed: the questions size their own contexts (the KV runs, the sessions)")
 	}
 	p := &QuestionsPlan{req: req, base: base}
 	// The slowest first, so the others fill the workers around them.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	workers "github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
@@ -648,7 +649,7 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	}
 	for _, n := range names {
 		if defOf(n) == nil {
-			return nil, sim.FieldErrorf("params", "%q: no such parameter; use %s", n, strings.Join(ParamNames(), ", "))
+			return nil, spec.FieldErrorf("params", "%q: no such parameter; use %s", n, strings.Join(ParamNames(), ", "))
 		}
 	}
 	fit := &Fit{}
@@ -672,18 +673,17 @@ func FitRecords(ctx context.Context, recs []Record, opt FitOptions) (*Fit, error
 	kept := use[:0:0]
 	for _, r := range use {
 		unit, _, err := fast.figure(ctx, r, nil)
-		var in *sim.InputError
 		switch {
-		case errors.As(err, &in):
+		case Refused(err):
 			skipped = append(skipped, Unused{Record: r, Reason: err.Error()})
 			continue
 		case err != nil:
-			return nil, &InputError{Msg: err.Error()}
+			return nil, err
 		}
 		kept, units = append(kept, r), append(units, unit)
 	}
 	if use = kept; len(use) == 0 {
-		return nil, &InputError{Msg: "no record the simulator can predict: " + skipped[len(skipped)-1].Reason, Empty: true}
+		return nil, spec.Errorf("%w: %s", ErrNoRecord, skipped[len(skipped)-1].Reason)
 	}
 	fit.Skipped = skipped
 	p := &problem{ctx: ctx, recs: use, fast: fast, corr: make([]float64, len(use)),
@@ -793,7 +793,7 @@ func predictable(recs []Record, verb string) (use []Record, skipped []Unused, er
 		use = append(use, r)
 	}
 	if len(use) == 0 {
-		return nil, nil, &InputError{Msg: "no record the simulator can predict: " + verb + " needs prefill, decode, gemv or gemm records", Empty: true}
+		return nil, nil, spec.Errorf("%w: %s needs prefill, decode, gemv or gemm records", ErrNoRecord, verb)
 	}
 	return use, skipped, nil
 }
@@ -1065,21 +1065,15 @@ func (pl pool) report(theta []float64, fitted []FitParam, defs []*paramDef, befo
 	}
 }
 
-// InputError is a problem with what the user asked for (no usable record,
-// an unknown parameter): the CLI exits 2 on it.
-type InputError struct {
-	Msg string
-	// Empty marks the error of a fit left with no record it can use.
-	Empty bool
-}
+// ErrNoRecord is what a fit left with no record it can use wraps (a
+// *spec.Error, the user's input): errors.Is tells it from other failures.
+var ErrNoRecord = errors.New("no record the simulator can predict")
 
-func (e *InputError) Error() string { return e.Msg }
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*InputError) UserInput() {}
-
-// IsInputError reports whether err is, or wraps, an *InputError.
-func IsInputError(err error) bool {
-	var ie *InputError
-	return errors.As(err, &ie)
+// Refused reports whether err is the simulator's refusal of a record's run
+// (a unit that cannot read its format, a model that does not fit): an
+// input error about the run itself, located by no file, as opposed to a
+// record naming a chip, model or file that does not load.
+func Refused(err error) bool {
+	var se *spec.Error
+	return errors.As(err, &se) && se.File == "" && !referenceKeys[se.Field]
 }

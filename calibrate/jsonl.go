@@ -109,7 +109,7 @@ func dropPartialLine(f *os.File, name string) ([]Warning, error) {
 }
 
 // Write validates r and appends it as one line, then flushes. An invalid
-// record is not written; the error is a *FieldError.
+// record is not written; the error is a *spec.Error.
 func (w *Writer) Write(r Record) error {
 	if err := r.Validate(); err != nil {
 		return err
@@ -449,9 +449,9 @@ func parseRecordLine(name string, line int, text []byte) (rec Record, assumed st
 	}
 	assumed = rec.defaultShape(obj)
 	if err := rec.Validate(); err != nil {
-		var fe *FieldError
+		var fe *spec.Error
 		if errors.As(err, &fe) {
-			return Record{}, "", fail(fe.Field, "%s", fe.Msg)
+			return Record{}, "", fail(fe.Path, "%s", fe.Msg)
 		}
 		return Record{}, "", fail("", "%s", err)
 	}

@@ -133,8 +133,8 @@ func TestWriterRefusesInvalid(t *testing.T) {
 	bad := sampleRecords()[2]
 	bad.Value = math.NaN()
 	err := w.Write(bad)
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Field != "value" || b.Len() != 0 {
+	var fe *spec.Error
+	if !errors.As(err, &fe) || fe.Path != "value" || b.Len() != 0 {
 		t.Errorf("err %v, wrote %q", err, b.String())
 	}
 }

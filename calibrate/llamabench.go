@@ -250,7 +250,7 @@ type mapper struct {
 func newMapper(name string, opts ImportOptions) (*mapper, error) {
 	m := &mapper{name: name, opts: opts}
 	if strings.TrimSpace(opts.SoC) == "" {
-		return nil, &spec.Error{File: name, Msg: "no chip given: records need the chip they were measured on (--soc ID|FILE)"}
+		return nil, spec.FieldErrorf("soc", "is not given: the records of %s need the chip they were measured on (a catalog id or a chip file)", name)
 	}
 	if opts.SoCDigest != "" {
 		if err := checkDigest(opts.SoCDigest); err != nil {
@@ -260,7 +260,7 @@ func newMapper(name string, opts ImportOptions) (*mapper, error) {
 	if opts.Quant != "" {
 		q, err := workloads.ParseQuant(opts.Quant)
 		if err != nil {
-			return nil, &spec.Error{File: "--quant", Msg: spec.OneLine(err.Error())}
+			return nil, spec.FieldErrorf("quant", ": %s", spec.OneLine(err.Error()))
 		}
 		m.quant = q.String()
 	}
@@ -269,7 +269,7 @@ func newMapper(name string, opts ImportOptions) (*mapper, error) {
 			mr.Params = catalogParams()[mr.Ref]
 		}
 		if len(opts.Models) > 1 && mr.Params == 0 {
-			return nil, &spec.Error{File: "--model", Msg: fmt.Sprintf("%s: its parameter count is not known, and with several models each row is matched by it", mr.Ref)}
+			return nil, spec.FieldErrorf("model", ": %s: its parameter count is not known, and with several models each row is matched by it", mr.Ref)
 		}
 		m.models = append(m.models, mr)
 	}
@@ -283,7 +283,7 @@ func (m *mapper) modelOf(params int64, hasParams bool) (string, string) {
 		mr := m.models[0]
 		if hasParams && mr.Params > 0 {
 			if e := math.Abs(float64(params)-float64(mr.Params)) / float64(mr.Params); e > paramTolerance {
-				return "", fmt.Sprintf("model_n_params %d is not the %d parameters of --model %s (more than 1%% apart)", params, mr.Params, mr.Ref)
+				return "", fmt.Sprintf("model_n_params %d is not the %d parameters of the model given, %s (more than 1%% apart)", params, mr.Params, mr.Ref)
 			}
 		}
 		return mr.Ref, ""
@@ -365,7 +365,7 @@ func (r benchRow) str(key string) string { return strings.TrimSpace(r.f[key]) }
 func quantOf(modelType string) (string, error) {
 	words := strings.Fields(modelType)
 	if len(words) == 0 {
-		return "", fmt.Errorf("no model_type to read the quant from; give --quant")
+		return "", fmt.Errorf("no model_type to read the quant from; give the quant")
 	}
 	ftype := words[len(words)-1]
 	if len(words) >= 3 {
@@ -382,7 +382,7 @@ func quantOf(modelType string) (string, error) {
 	}
 	q, err := workloads.ParseQuant(ftype)
 	if err != nil || strings.ContainsAny(ftype, "=,") {
-		return "", fmt.Errorf("quant %q (from model_type %q) is not one edgetwin models; give --quant", ftype, modelType)
+		return "", fmt.Errorf("quant %q (from model_type %q) is not one edgetwin models; give the quant", ftype, modelType)
 	}
 	return q.String(), nil
 }
@@ -513,7 +513,7 @@ func (m *mapper) record(r benchRow) (Record, string) {
 		}
 		id, ok := matchModel(params)
 		if !ok {
-			return Record{}, fmt.Sprintf("no catalog model with %d parameters (within 1%%); give --model", params)
+			return Record{}, fmt.Sprintf("no catalog model with %d parameters (within 1%%); give the model", params)
 		}
 		model = id
 	} else {

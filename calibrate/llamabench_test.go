@@ -140,7 +140,7 @@ func TestImportSkipReasons(t *testing.T) {
 		reason string
 	}{
 		{1, "mixed pp+tg test: edgetwin needs them separate"},
-		{2, "no catalog model with 13015864320 parameters (within 1%); give --model"},
+		{2, "no catalog model with 13015864320 parameters (within 1%); give the model"},
 		{4, "n_prompt and n_gen are both 0"},
 		{5, `not a JSON object: the line starts with "n", not {`},
 		{7, "avg_ts 0 is not a rate > 0"},
@@ -237,7 +237,7 @@ func TestImportOverrides(t *testing.T) {
 	if len(recs) != 0 || len(skips) != 6 {
 		t.Fatalf("%d records, %d skips", len(recs), len(skips))
 	}
-	if want := "model_n_params 6738415616 is not the 1235814400 parameters of --model llama-3.2-1b (more than 1% apart)"; skips[0].Reason != want {
+	if want := "model_n_params 6738415616 is not the 1235814400 parameters of the model given, llama-3.2-1b (more than 1% apart)"; skips[0].Reason != want {
 		t.Errorf("reason %q, want %q", skips[0].Reason, want)
 	}
 	recs, _ = importFile(t, "skips.jsonl", ImportOptions{SoC: "apple-m2", Models: []ModelRef{{Ref: "llama-2-13b.yaml", Params: 13015864320}}, Quant: "Q4_0"})
@@ -311,9 +311,9 @@ func TestImportErrors(t *testing.T) {
 		opts ImportOptions
 		want string
 	}{
-		{ImportOptions{}, "m2.json: no chip given"},
+		{ImportOptions{}, "soc is not given: the records of m2.json need the chip"},
 		{ImportOptions{SoC: "x.yaml", SoCDigest: "abc"}, `m2.json: chip digest: "abc" is not a digest`},
-		{ImportOptions{SoC: "apple-m2", Quant: "Q2_K_S"}, `--quant: "Q2_K_S" is not a quantisation`},
+		{ImportOptions{SoC: "apple-m2", Quant: "Q2_K_S"}, `quant: "Q2_K_S" is not a quantisation`},
 	} {
 		_, _, err := Import("m2.json", data, tc.opts)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

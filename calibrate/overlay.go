@@ -214,7 +214,7 @@ func ParseOverlay(file string, data []byte) (*Overlay, error) {
 	o.setLine = setLines(data)
 	for path, v := range o.Set {
 		if strings.TrimSpace(path) == "" || strings.TrimSpace(v) == "" {
-			return nil, &spec.Error{File: file, Line: o.setLine[path], Path: "set", Msg: "an empty path or value; write PATH: VALUE as simulate --set takes them"}
+			return nil, &spec.Error{File: file, Line: o.setLine[path], Path: "set", Msg: "an empty path or value; write PATH: VALUE, e.g. memory.dram.bandwidth: 80GB/s"}
 		}
 	}
 	return o, nil

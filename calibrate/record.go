@@ -190,20 +190,10 @@ type Conditions struct {
 	Build string `json:"build,omitempty"`
 }
 
-// FieldError is a record field that is wrong: "field value: must be …".
-type FieldError struct {
-	Field string // the JSON key path, e.g. "conditions.ambient_c"
-	Msg   string
-}
-
-// Error prints "field <path>: <what is wrong>".
-func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*FieldError) UserInput() {}
-
-func fieldErrorf(field, format string, args ...any) *FieldError {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+// fieldErrorf is a record field that is wrong, "field <path>: <what is
+// wrong>": a *spec.Error its reader places at the record's line.
+func fieldErrorf(field, format string, args ...any) *spec.Error {
+	return &spec.Error{Path: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -218,7 +208,7 @@ func kindNames() string {
 
 // Validate checks the record: a known kind, a chip, a finite value > 0 in a
 // unit that suits the kind, model and quant for the model kinds, and sane
-// optional fields. The error is a *FieldError, one line.
+// optional fields. The error is a *spec.Error, one line.
 func (r *Record) Validate() error {
 	units, ok := kindUnits[r.Kind]
 	if !ok {
@@ -369,12 +359,18 @@ func (r Record) Where() string {
 
 // locate puts an error about r at the record: a catalog error that names
 // a flag (--soc, --model) is given the record's file, line and field
+
+// referenceKeys are the record's keys that name a catalog entry or a
+// file, by the setting of the same name: an error about one of them (an
+// unknown chip) is told at the record's line.
+var referenceKeys = map[string]bool{"soc": true, "model": true, "runtime": true}
+
 // instead; any other error is prefixed with where the record came from.
 func (r Record) locate(err error) error {
 	var se *spec.Error
-	if errors.As(err, &se) && strings.HasPrefix(se.File, "--") && r.file != "" {
+	if errors.As(err, &se) && se.File == "" && se.Path == "" && referenceKeys[se.Field] && r.file != "" {
 		e := *se
-		e.File, e.Line, e.Path = r.file, r.line, strings.TrimPrefix(se.File, "--")
+		e.File, e.Line, e.Path, e.Field = r.file, r.line, se.Field, ""
 		return &e
 	}
 	return fmt.Errorf("%s: %w", r.Where(), err)

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
 // forRuntime keeps the records of one runtime and the parameters a
@@ -16,7 +16,7 @@ import (
 func forRuntime(recs []Record, names []string, id string) ([]Record, []string, map[string]*runtimes.Profile, error) {
 	p, err := runtimes.Load(id)
 	if err != nil {
-		return nil, nil, nil, &InputError{Msg: err.Error()}
+		return nil, nil, nil, err
 	}
 	var keep []Record
 	for _, r := range recs {
@@ -25,7 +25,7 @@ func forRuntime(recs []Record, names []string, id string) ([]Record, []string, m
 		}
 	}
 	if len(keep) == 0 {
-		return nil, nil, nil, sim.FieldErrorf("runtime", "%s: no record names that runtime (a record's \"runtime\" field)", id)
+		return nil, nil, nil, spec.FieldErrorf("runtime", "%s: no record names that runtime (a record's \"runtime\" field)", id)
 	}
 	var params []string
 	for _, n := range names {
@@ -34,7 +34,7 @@ func forRuntime(recs []Record, names []string, id string) ([]Record, []string, m
 		}
 	}
 	if len(params) == 0 {
-		return nil, nil, nil, sim.FieldErrorf("params", "names none of the figures a runtime's fit (%s) fits (%s)", id, strings.Join(RuntimeParams, ", "))
+		return nil, nil, nil, spec.FieldErrorf("params", "names none of the figures a runtime's fit (%s) fits (%s)", id, strings.Join(RuntimeParams, ", "))
 	}
 	return keep, params, map[string]*runtimes.Profile{id: p.Bare()}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	workers "github.com/edgetwin/edgetwin/internal/pool"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/sim"
@@ -92,11 +93,10 @@ func (v *Validation) predict(ctx context.Context, pr *Predictor, recs []Record, 
 	}
 	pred, errs := pr.predictAll(ctx, recs, ovs)
 	for i, r := range recs {
-		var in *sim.InputError
 		switch {
 		case errs[i] == nil:
 			v.Points = append(v.Points, pointOf(r, pred[i], g))
-		case errors.As(errs[i], &in):
+		case Refused(errs[i]):
 			v.Skipped = append(v.Skipped, SkippedRecord{Source: r.Source, Reason: errs[i].Error()})
 		default:
 			return errs[i]
@@ -143,7 +143,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			}
 		}
 		if len(groups) < 2 {
-			return nil, sim.FieldErrorf("holdout", "%s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)
+			return nil, spec.FieldErrorf("holdout", "%s needs records of at least two %ss; these have one", opt.Holdout, opt.Holdout)
 		}
 		// Records that name a runtime are predicted with it bare, and each
 		// runtime is fitted on its own records (FitOptions.Runtime): a
@@ -153,7 +153,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			if _, ok := pr.Runtimes[r.Runtime]; r.Runtime != "" && !ok {
 				p, err := runtimes.Load(r.Runtime)
 				if err != nil {
-					return nil, &InputError{Msg: r.locate(err).Error()}
+					return nil, r.locate(err)
 				}
 				pr.Runtimes[r.Runtime] = p.Bare()
 			}
@@ -191,8 +191,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 				unfitted := true
 				if trainRT := ofRuntime(train, id); len(trainRT) > 0 {
 					fit, err = FitRecords(ctx, trainRT, fopt)
-					var ie *InputError
-					if unfitted = errors.As(err, &ie) && ie.Empty; err != nil && !unfitted {
+					if unfitted = errors.Is(err, ErrNoRecord); err != nil && !unfitted {
 						return nil, err
 					}
 				}
@@ -211,7 +210,7 @@ func Validate(ctx context.Context, recs []Record, opt ValidateOptions) (*Validat
 			}
 		}
 	default:
-		return nil, sim.FieldErrorf("holdout", "%q is not allowed: use chip or model", opt.Holdout)
+		return nil, spec.FieldErrorf("holdout", "%q is not allowed: use chip or model", opt.Holdout)
 	}
 	v.summarise()
 	return v, nil

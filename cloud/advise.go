@@ -55,7 +55,7 @@ type SimRunner func(context.Context, sim.Config) (*sim.Result, error)
 
 // AdviseWith is Advise with the device runs made by run instead
 // of sim.Run: a cache, a calibrated runner, or a test's fixed figures. A
-// *sim.InputError from run makes the device option infeasible.
+// *spec.Error from run makes the device option infeasible.
 func AdviseWith(ctx context.Context, p *Profile, seed uint64, run SimRunner) (*Advice, error) {
 	if seed == 0 {
 		seed = p.Seed
@@ -145,7 +145,7 @@ func runOne(ctx context.Context, p *Profile, dev FleetDevice, task Task, seed ui
 	cfg := sim.Config{Chip: chip, Model: model, Quant: fl.Quant, KV: fl.KV, Prompt: task.PromptTokens, Gen: task.AnswerTokens,
 		Batch: 1, Fidelity: fl.Fidelity, Seed: seed}
 	res, err := run(ctx, cfg)
-	var ie *sim.InputError
+	var ie *spec.Error
 	switch {
 	case errors.As(err, &ie):
 		r.Err = spec.OneLine(err.Error())

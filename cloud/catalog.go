@@ -11,7 +11,7 @@ import (
 //go:embed endpoints/*.yaml
 var endpointFiles embed.FS
 
-var endpoints = spec.Catalog{Files: endpointFiles, Dir: "endpoints", Kind: "cloud endpoint", Flag: "cloud.catalog"}
+var endpoints = spec.Catalog{Files: endpointFiles, Dir: "endpoints", Kind: "cloud endpoint"}
 
 // EndpointIDs lists the built-in cloud endpoints, sorted.
 func EndpointIDs() []string { return endpoints.IDs() }

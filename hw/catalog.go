@@ -13,7 +13,7 @@ var chipFiles embed.FS
 // flagship phone SoC.
 const DefaultChip = "snapdragon-8-elite"
 
-var chips = spec.Catalog{Files: chipFiles, Dir: "chips", Kind: "chip", Flag: "--soc"}
+var chips = spec.Catalog{Files: chipFiles, Dir: "chips", Kind: "chip", Field: "soc"}
 
 // ChipIDs lists the catalog's chip ids, sorted.
 func ChipIDs() []string { return chips.IDs() }

@@ -2,6 +2,7 @@ package hw
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -106,6 +107,54 @@ func TestSeedChipsExactFigures(t *testing.T) {
 		}
 		if c.Memory.DRAM.Type != "LPDDR5" || npu.Peak["int8"] != 30e12 {
 			t.Errorf("%s: want LPDDR5 and a nominal 30 TOPS INT8 NPU", tc.id)
+		}
+	}
+}
+
+// armDesign finds Arm core designs in a citation: Cortex-A76, A55, X4,
+// A78AE.
+var armDesign = regexp.MustCompile(`\b(?:Cortex-)?([AX]\d{1,3}(?:AE)?)\b`)
+
+// designsCited is the number of distinct core designs a CPU's citation
+// names.
+func designsCited(cite string) int {
+	seen := map[string]bool{}
+	for _, m := range armDesign.FindAllStringSubmatch(cite, -1) {
+		seen[m[1]] = true
+	}
+	lower := strings.ToLower(cite)
+	if strings.Contains(lower, "performance core") && strings.Contains(lower, "efficiency core") {
+		seen["apple-p"], seen["apple-e"] = true, true
+	}
+	return len(seen)
+}
+
+// TestCatalogMixedCPUsHaveClusters: a catalog CPU whose citation names more
+// than one core design is described as clusters, each with its design, so
+// a runtime's share goes by the core that runs (issue 16).
+func TestCatalogMixedCPUsHaveClusters(t *testing.T) {
+	if n := designsCited("4× Cortex-A76 @ 2.4 GHz + 4× Cortex-A55 @ 1.8 GHz"); n != 2 {
+		t.Fatalf("designsCited finds %d designs in the RK3588's layout, want 2", n)
+	}
+	for _, id := range ChipIDs() {
+		c, err := LoadChip(id, nil)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		for i := range c.Units {
+			u := &c.Units[i]
+			if u.Kind != CPU || designsCited(c.Sources["units."+u.Name]) < 2 {
+				continue
+			}
+			if len(u.Clusters) == 0 {
+				t.Errorf("%s: units.%s cites several core designs but has no clusters", id, u.Name)
+			}
+			for _, cl := range u.Clusters {
+				if u.CoreOf(cl) == "" {
+					t.Errorf("%s: units.%s.clusters.%s names no core design", id, u.Name, cl.Name)
+				}
+			}
 		}
 	}
 }

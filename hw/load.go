@@ -421,7 +421,7 @@ func lookupPackage(doc *spec.Doc, id string, setByFlag bool) (thermal.Enclosure,
 	if !ok {
 		msg := fmt.Sprintf("unknown thermal package %q: use one of %s, or give the chip's own thermal and governor sections", id, strings.Join(thermal.PackageIDs(), ", "))
 		if setByFlag {
-			return pkg, &spec.Error{File: "--set", Path: "thermal_package", Msg: msg}
+			return pkg, &spec.Error{Field: "set", Path: "thermal_package", Msg: msg}
 		}
 		return pkg, doc.Errorf("thermal_package", "%s", msg)
 	}
@@ -606,7 +606,7 @@ func validate(doc *spec.Doc, s *SoC) error {
 // unit a trip or a skin limit names exists.
 func validateThermal(doc *spec.Doc, s *SoC) error {
 	asSpecErr := func(err error) error {
-		var fe *thermal.FieldError
+		var fe *spec.Error
 		if errors.As(err, &fe) {
 			return doc.Errorf(fe.Path, "%s", fe.Msg)
 		}

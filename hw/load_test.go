@@ -184,7 +184,7 @@ func TestOverrides(t *testing.T) {
 	for _, bad := range []struct{ set, want string }{
 		{"memory.dram.speed=1", `unknown path: memory.dram has no field "speed"; allowed: type, bandwidth`},
 		{"units.gpu.clock=1GHz", `has no entry "gpu"; entries: npu`},
-		{"memory.dram.bandwidth=fast", `--set: field memory.dram.bandwidth: "fast" is not a bandwidth`},
+		{"memory.dram.bandwidth=fast", `set: field memory.dram.bandwidth: "fast" is not a bandwidth`},
 		{"memory.dram.type.x=1", `single value`},
 	} {
 		_, err := Load("x.yaml", []byte(minimal), set(bad.set))

@@ -81,26 +81,26 @@ const markerHead = "edgetwin report: the files below were written by edgetwin re
 // into dir are tidied first (atomicfile.Recover).
 func CheckBundleDir(dir string) error {
 	if err := atomicfile.Recover(dir); err != nil {
-		return fmt.Errorf("-o %s: %v", dir, err)
+		return fmt.Errorf("%s: %v", dir, err)
 	}
 	if err := atomicfile.CheckDir(dir); err != nil {
-		return fmt.Errorf("-o %s: %v", dir, err)
+		return fmt.Errorf("%s: %v", dir, err)
 	}
 	if holdsWorkingDir(dir) {
-		return fmt.Errorf("-o %s is the working directory (or holds it); a report replaces its folder whole, so give a folder inside it, e.g. -o %s", dir, filepath.Join(dir, "report"))
+		return fmt.Errorf("%s is the working directory (or holds it); a report replaces its folder whole, so give a folder inside it, e.g. %s", dir, filepath.Join(dir, "report"))
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("-o %s: %v", dir, err)
+		return fmt.Errorf("%s: %v", dir, err)
 	case len(entries) == 0:
 		return nil
 	}
 	own, err := markerFiles(dir)
 	if err != nil {
-		return fmt.Errorf("-o %s holds files but no earlier report (no %s marker; reports of edgetwin before it had none); give a new or empty folder", dir, BundleMarker)
+		return fmt.Errorf("%s holds files but no earlier report (no %s marker; reports of edgetwin before it had none); give a new or empty folder", dir, BundleMarker)
 	}
 	var others []string
 	for _, e := range entries {
@@ -113,7 +113,7 @@ func CheckBundleDir(dir string) error {
 		if len(shown) > 3 {
 			shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(others)-3))
 		}
-		return fmt.Errorf("-o %s holds files the earlier report did not write (%s), which replacing it would delete; move them, or give a new or empty folder", dir, strings.Join(shown, ", "))
+		return fmt.Errorf("%s holds files the earlier report did not write (%s), which replacing it would delete; move them, or give a new or empty folder", dir, strings.Join(shown, ", "))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/edgetwin/edgetwin/calibrate"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -244,7 +245,7 @@ func PlotValidation(path string, v *calibrate.Validation) error {
 		pl.Legend.Add(fmt.Sprintf("%s (MAPE %.1f%%)", ph, 100*v.MAPE[ph]), sc)
 	}
 	if k == 0 {
-		return fmt.Errorf("--plot: no points to draw")
+		return spec.FieldErrorf("plot", ": no points to draw")
 	}
 	lo, hi = lo/1.2, hi*1.2
 	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})

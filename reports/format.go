@@ -3,9 +3,10 @@ package reports
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Format is an output format of the CLI.
@@ -24,7 +25,7 @@ func ParseFormat(s string) (Format, error) {
 	case Table, JSON, CSV:
 		return f, nil
 	}
-	return "", fmt.Errorf("--format %q is not allowed: use table, json or csv", s)
+	return "", spec.FieldErrorf("format", "%q is not allowed: use table, json or csv", s)
 }
 
 // WriteJSON prints v as indented JSON with a final newline.

@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"slices"
@@ -54,22 +57,73 @@ func FloorplanPath(path string) (string, error) {
 	return strings.TrimSuffix(path, filepath.Ext(path)) + ".flp", nil
 }
 
-// WriteHotSpot writes the power of a run as a HotSpot power trace at path
-// and its floorplan beside it (the same name with .flp), each atomically.
-// The units are the thermal nodes that draw power at some point of the run;
-// the trace is resampled to rows of HotSpotInterval seconds, each the mean
-// power over its interval (the last over the part the run covers).
-//
-// With the chip's network (nil: none), it also writes a HotSpot
-// configuration beside them (.config, HotSpotConfig) that the command
-// printed in the floorplan runs with.
+// WriteHotSpot writes the power of a time series held in memory as a
+// [HotSpotFile] would have as the run went: the same files.
 func WriteHotSpot(path string, s *sim.Series, net *thermal.Network) error {
-	flp, err := FloorplanPath(path)
+	f, err := CreateHotSpot(path)
 	if err != nil {
 		return err
 	}
-	trace, sources, err := PTrace(s, HotSpotInterval)
+	defer f.Close()
+	s.Replay(f)
+	return f.Commit(net)
+}
+
+// HotSpotFile is the power of a run written as a HotSpot power trace as
+// the run produces its series, so a long run's trace costs disk, not
+// memory: give it to the run as its Config.Series (it is a
+// [sim.SeriesSink]), then Commit. The units are the thermal nodes that
+// draw power at some point of the run; the trace is resampled to rows of
+// HotSpotInterval seconds, each the mean power over its interval (the last
+// over the part the run covers). Rows no later step can reach go to a
+// scratch file beside path (an [atomicfile.Scratch]), so memory holds only
+// the rows the current step spans.
+//
+// Commit writes the trace at path and its floorplan beside it (the same
+// name with .flp), each atomically. Until Commit, nothing is touched.
+type HotSpotFile struct {
+	path  string
+	spill *atomicfile.Scratch
+	trace *powerTrace
+}
+
+// CreateHotSpot starts a HotSpot power trace that will replace path; it
+// refuses a path its floorplan would overwrite.
+func CreateHotSpot(path string) (*HotSpotFile, error) {
+	if _, err := FloorplanPath(path); err != nil {
+		return nil, err
+	}
+	spill, err := atomicfile.CreateScratch(path)
 	if err != nil {
+		return nil, err
+	}
+	return &HotSpotFile{path: path, spill: spill, trace: newPowerTrace(HotSpotInterval, spill)}, nil
+}
+
+// Begin takes the thermal nodes the points give power for.
+func (f *HotSpotFile) Begin(units, nodes []string) { f.trace.Begin(units, nodes) }
+
+// Add takes a point's power into the rows it spans. After a failed write
+// to the scratch file (a full disk) Commit returns the error.
+func (f *HotSpotFile) Add(p sim.SeriesPoint) { f.trace.Add(p) }
+
+// Commit writes the floorplan and the trace, once the run is over. With
+// the chip's network (nil: none), it also writes a HotSpot configuration
+// beside them (.config, HotSpotConfig) that the command printed in the
+// floorplan runs with.
+func (f *HotSpotFile) Commit(net *thermal.Network) error {
+	flp, err := FloorplanPath(f.path)
+	if err != nil {
+		return err
+	}
+	sources, names, err := f.trace.sources()
+	if err != nil {
+		return err
+	}
+	if err := f.trace.flush(); err != nil {
+		return err
+	}
+	if _, err := f.spill.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	config := ""
@@ -78,16 +132,22 @@ func WriteHotSpot(path string, s *sim.Series, net *thermal.Network) error {
 		if err != nil {
 			return err
 		}
-		config = ConfigPath(path)
+		config = ConfigPath(f.path)
 		if err := atomicfile.WriteFile(config, cfg); err != nil {
 			return err
 		}
 	}
-	if err := atomicfile.WriteFile(flp, Floorplan(sources, filepath.Base(path), filepath.Base(config), HotSpotInterval)); err != nil {
+	if err := atomicfile.WriteFile(flp, Floorplan(names, filepath.Base(f.path), filepath.Base(config), HotSpotInterval)); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, trace)
+	return atomicfile.Write(f.path, func(w io.Writer) error {
+		return f.trace.write(w, bufio.NewReaderSize(f.spill, 1<<16), sources, names)
+	})
 }
+
+// Close drops the scratch file; after Commit, or instead of it when the
+// run fails.
+func (f *HotSpotFile) Close() error { return f.spill.Close() }
 
 // kelvin is 0 °C in kelvin: HotSpot's temperatures are absolute.
 const kelvin = 273.15
@@ -152,61 +212,167 @@ func HotSpotConfig(net *thermal.Network, interval float64) ([]byte, error) {
 // interval seconds from time 0 to the end of the run: each row is the mean
 // power of every heat source over its interval, from the energy of the
 // steps that overlap it. The heat sources are the nodes that draw power at
-// some point, in node order; they are returned too.
+// some point, in node order; they are returned too. s's points are in
+// time order, as a run produces them.
 func PTrace(s *sim.Series, interval float64) ([]byte, []string, error) {
 	if !(interval > 0) {
 		return nil, nil, fmt.Errorf("power trace interval %g s: must be positive", interval)
 	}
+	var settled bytes.Buffer
+	t := newPowerTrace(interval, &settled)
+	s.Replay(t)
+	sources, names, err := t.sources()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := t.flush(); err != nil {
+		return nil, nil, err
+	}
+	var b bytes.Buffer
+	if err := t.write(&b, &settled, sources, names); err != nil {
+		return nil, nil, err
+	}
+	return b.Bytes(), names, nil
+}
+
+// powerTrace resamples a run's power per thermal node into rows of
+// interval seconds as the points arrive (a sim.SeriesSink). It holds only
+// the rows the latest points span: a row no later point can reach (one
+// that ends a row before the latest point starts, as a point starts
+// where the one before it ended, to rounding) is settled, its joules per
+// node written to settled as float64s.
+type powerTrace struct {
+	interval float64
+	nodes    []string
+	draws    []bool      // whether each node drew power at some point
+	open     [][]float64 // joules per node of rows base, base+1, ...
+	base     int         // the rows settled
+	end      float64     // the latest end of any point
+	settled  *bufio.Writer
+	free     [][]float64 // settled rows' slices, for new rows
+	scratch  []byte
+	err      error // the first write to settled that failed
+}
+
+func newPowerTrace(interval float64, settled io.Writer) *powerTrace {
+	return &powerTrace{interval: interval, settled: bufio.NewWriterSize(settled, 1<<16)}
+}
+
+// Begin takes the nodes.
+func (t *powerTrace) Begin(_, nodes []string) {
+	t.nodes, t.draws = nodes, make([]bool, len(nodes))
+}
+
+// Add spreads a point's energy over the rows it overlaps.
+func (t *powerTrace) Add(p sim.SeriesPoint) {
+	t.end = math.Max(t.end, p.EndS)
+	for n, w := range p.NodePowerW {
+		if n < len(t.draws) && w > 0 {
+			t.draws[n] = true
+		}
+	}
+	from := p.EndS - p.Seconds
+	first := max(0, int(from/t.interval))
+	t.settle(first - 1)
+	for r := max(first, t.base); float64(r)*t.interval < p.EndS; r++ {
+		overlap := math.Min(p.EndS, float64(r+1)*t.interval) - math.Max(from, float64(r)*t.interval)
+		if overlap <= 0 {
+			continue
+		}
+		row := t.row(r)
+		for n := range min(len(row), len(p.NodePowerW)) {
+			row[n] += p.NodePowerW[n] * overlap
+		}
+	}
+}
+
+// row is row r's joules per node, opening the rows up to it.
+func (t *powerTrace) row(r int) []float64 {
+	for t.base+len(t.open) <= r {
+		var row []float64
+		if k := len(t.free); k > 0 {
+			row, t.free = t.free[k-1], t.free[:k-1]
+			clear(row)
+		} else {
+			row = make([]float64, len(t.nodes))
+		}
+		t.open = append(t.open, row)
+	}
+	return t.open[r-t.base]
+}
+
+// settle writes the open rows before row upTo to settled.
+func (t *powerTrace) settle(upTo int) {
+	for t.base < upTo && len(t.open) > 0 {
+		row := t.open[0]
+		t.scratch = t.scratch[:0]
+		for _, j := range row {
+			t.scratch = binary.LittleEndian.AppendUint64(t.scratch, math.Float64bits(j))
+		}
+		if t.err == nil {
+			_, t.err = t.settled.Write(t.scratch)
+		}
+		t.free = append(t.free, row)
+		t.open = t.open[1:]
+		t.base++
+	}
+}
+
+// flush ends the writes to settled.
+func (t *powerTrace) flush() error {
+	if t.err == nil {
+		t.err = t.settled.Flush()
+	}
+	return t.err
+}
+
+// sources are the nodes that drew power at some point, and their names.
+func (t *powerTrace) sources() ([]int, []string, error) {
 	var sources []int
-	for n := range s.Nodes {
-		for _, p := range s.Points {
-			if n < len(p.NodePowerW) && p.NodePowerW[n] > 0 {
-				sources = append(sources, n)
-				break
-			}
+	var names []string
+	for n, d := range t.draws {
+		if d {
+			sources, names = append(sources, n), append(names, t.nodes[n])
 		}
 	}
 	if len(sources) == 0 {
 		return nil, nil, errors.New("the run has no power into any thermal node: nothing to trace")
 	}
-	var end float64
-	for _, p := range s.Points {
-		end = math.Max(end, p.EndS)
-	}
-	rows := int(math.Ceil(end/interval - 1e-9))
-	energy := make([][]float64, rows) // J per row and source
-	for i := range energy {
-		energy[i] = make([]float64, len(sources))
-	}
-	for _, p := range s.Points {
-		from := p.EndS - p.Seconds
-		for r := max(0, int(from/interval)); r < rows && float64(r)*interval < p.EndS; r++ {
-			overlap := math.Min(p.EndS, float64(r+1)*interval) - math.Max(from, float64(r)*interval)
-			if overlap <= 0 {
-				continue
-			}
-			for k, n := range sources {
-				energy[r][k] += p.NodePowerW[n] * overlap
-			}
-		}
-	}
-	var b bytes.Buffer
-	names := make([]string, len(sources))
-	for k, n := range sources {
-		names[k] = s.Nodes[n]
-	}
+	return sources, names, nil
+}
+
+// write writes the trace: the sources' names, then a row per interval to
+// the end of the run, the settled rows read back from settled.
+func (t *powerTrace) write(w io.Writer, settled io.Reader, sources []int, names []string) error {
+	rows := int(math.Ceil(t.end/t.interval - 1e-9))
+	b := bufio.NewWriterSize(w, 1<<16)
 	b.WriteString(strings.Join(names, "\t") + "\n")
-	for r, row := range energy {
-		length := math.Min(interval, end-float64(r)*interval)
-		for k, e := range row {
+	row := make([]float64, len(t.nodes))
+	buf := make([]byte, 8*len(t.nodes))
+	for r := range rows {
+		switch {
+		case r < t.base:
+			if _, err := io.ReadFull(settled, buf); err != nil {
+				return err
+			}
+			for n := range row {
+				row[n] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*n:]))
+			}
+		case r-t.base < len(t.open):
+			copy(row, t.open[r-t.base])
+		default:
+			clear(row)
+		}
+		length := math.Min(t.interval, t.end-float64(r)*t.interval)
+		for k, n := range sources {
 			if k > 0 {
 				b.WriteByte('\t')
 			}
-			b.WriteString(strconv.FormatFloat(e/length, 'g', 6, 64))
+			b.WriteString(strconv.FormatFloat(row[n]/length, 'g', 6, 64))
 		}
 		b.WriteByte('\n')
 	}
-	return b.Bytes(), names, nil
+	return b.Flush()
 }
 
 // Floorplan is a HotSpot floorplan for the heat sources: each an assumed

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/atomicfile"
 	"github.com/edgetwin/edgetwin/internal/numfmt"
@@ -651,7 +652,7 @@ func FigureFormat(path string) (string, error) {
 	case ".png", ".svg", ".pdf":
 		return ext[1:], nil
 	}
-	return "", fmt.Errorf("--plot %s: the extension decides the format; use .png, .svg or .pdf", path)
+	return "", spec.FieldErrorf("plot", "%s: the extension decides the format; use .png, .svg or .pdf", path)
 }
 
 // SaveFigure writes the figure to path, in the format its extension

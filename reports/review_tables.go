@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/edgetwin/edgetwin/advisor"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -75,7 +76,7 @@ func SourceKind(source string) string {
 		return SourceDerived
 	case strings.HasPrefix(s, "calibrated"):
 		return SourceCalibrated
-	case s == "--set" || strings.HasPrefix(s, "--set"):
+	case strings.HasPrefix(s, spec.SetOrigin):
 		return SourceSet
 	case fileLine.MatchString(s):
 		return SourceFile

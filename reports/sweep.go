@@ -5,14 +5,16 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/edgetwin/edgetwin/internal/numfmt"
-	"github.com/edgetwin/edgetwin/internal/suggest"
 	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/internal/numfmt"
+	"github.com/edgetwin/edgetwin/internal/suggest"
 
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
@@ -83,11 +85,11 @@ func CheckMetrics(names []string) error {
 	for _, n := range names {
 		switch {
 		case n == "":
-			return fmt.Errorf("--metrics has an empty name; give result key paths such as decode.tokens_per_s")
+			return spec.FieldErrorf("metrics", "has an empty name; give result key paths such as decode.tokens_per_s")
 		case seen[n]:
-			return fmt.Errorf("--metrics lists %s twice", n)
+			return spec.FieldErrorf("metrics", "lists %s twice", n)
 		case !slices.Contains(keys, n):
-			return fmt.Errorf("--metrics %s is not a numeric key of the simulate result; closest: %s (all: edgetwin simulate --format json)", n, strings.Join(suggest.Closest(n, keys, 3), ", "))
+			return spec.FieldErrorf("metrics", "%s is not a numeric key of the simulate result; closest: %s (all: the keys of its JSON)", n, strings.Join(suggest.Closest(n, keys, 3), ", "))
 		}
 		seen[n] = true
 	}

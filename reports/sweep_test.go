@@ -126,10 +126,10 @@ func TestCheckMetrics(t *testing.T) {
 		want  []string
 	}{
 		// A key without its section: the full key comes first.
-		{[]string{"kv_l3_miss_rate"}, []string{"--metrics kv_l3_miss_rate", "closest: memory.kv_l3_miss_rate"}},
+		{[]string{"kv_l3_miss_rate"}, []string{"metrics kv_l3_miss_rate", "closest: memory.kv_l3_miss_rate"}},
 		// A typo: the nearest keys by edit distance.
 		{[]string{"decode.token_per_s"}, []string{"closest: decode.tokens_per_s"}},
-		{[]string{"soc"}, []string{"--metrics soc is not a numeric key"}},
+		{[]string{"soc"}, []string{"metrics soc is not a numeric key"}},
 		{[]string{"ttft_s", "ttft_s"}, []string{"ttft_s twice"}},
 		{[]string{""}, []string{"empty name"}},
 	} {

@@ -4,60 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/edgetwin/edgetwin/sim"
 )
-
-// SeriesPlotData lays a run's time series out on one figure over time (s):
-// the thermal nodes' temperatures, the units' clocks and the decode rate,
-// each in its own panel, with the throttle onset marked (onset is nil
-// when the governor never acted). Steps are gathered into at most 150
-// bins across the run, one point at the end of each bin's last step:
-// temperatures and clocks as they stand then, the rate as the tokens
-// decoded since the previous point over the time since (a prefill between
-// requests shows as a dip). batch is the sequences a decode step advances.
-func SeriesPlotData(s *sim.Series, batch int, onset *float64, title string) PlotData {
-	d := PlotData{Title: title, XLabel: "time (s)", PanelLegends: true}
-	temps := Panel{YLabel: "temperature (°C)", YFit: true}
-	for _, n := range s.Nodes {
-		temps.Lines = append(temps.Lines, Line{Label: n})
-	}
-	clocks := Panel{YLabel: "clock (GHz)"}
-	for _, u := range s.Units {
-		clocks.Lines = append(clocks.Lines, Line{Label: u})
-	}
-	rate := Panel{YLabel: "decode (tokens/s)", Lines: []Line{{}}}
-	if len(s.Points) > 0 {
-		bin := seriesBin(s.Points[len(s.Points)-1].EndS)
-		binOf := func(t float64) int { return int(math.Ceil(t/bin-1e-9)) - 1 } // bin b is (b·bin, (b+1)·bin]
-		tokens, since := 0.0, 0.0
-		for i, p := range s.Points {
-			if p.Phase == "decode" {
-				tokens += float64(max(1, batch))
-			}
-			if i+1 < len(s.Points) && binOf(s.Points[i+1].EndS) == binOf(p.EndS) {
-				continue
-			}
-			// The last step of its bin: a point at its end.
-			x := p.EndS
-			for k, t := range p.TempsC {
-				temps.Lines[k].X, temps.Lines[k].Y = append(temps.Lines[k].X, x), append(temps.Lines[k].Y, t)
-			}
-			for k, c := range p.ClocksHz {
-				clocks.Lines[k].X, clocks.Lines[k].Y = append(clocks.Lines[k].X, x), append(clocks.Lines[k].Y, c/1e9)
-			}
-			if x > since {
-				rate.Lines[0].X, rate.Lines[0].Y = append(rate.Lines[0].X, x), append(rate.Lines[0].Y, tokens/(x-since))
-			}
-			tokens, since = 0, x
-		}
-	}
-	d.Panels = []Panel{temps, clocks, rate}
-	if onset != nil {
-		d.Marks = []Mark{{X: *onset, Label: fmt.Sprintf("throttle onset %.0f s", *onset)}}
-	}
-	return d
-}
 
 // seriesBin is the bin width for a run of end seconds: a round 0.1, 0.2,
 // 0.5, 1, 2, 5 ... s giving at most 150 bins.
@@ -72,24 +19,6 @@ func seriesBin(end float64) float64 {
 			}
 		}
 	}
-}
-
-// StartPower is a run's average power over its first window seconds,
-// before the phone has warmed: what the workload asks for, unthrottled
-// (the whole run when it is shorter).
-func StartPower(s *sim.Series, window float64) float64 {
-	var joules, secs float64
-	for _, p := range s.Points {
-		if p.EndS-p.Seconds >= window {
-			break
-		}
-		joules += p.PowerW * p.Seconds
-		secs += p.Seconds
-	}
-	if secs == 0 {
-		return 0
-	}
-	return joules / secs
 }
 
 // CliffPoint is one run of the power-cliff figure.

@@ -261,10 +261,10 @@ func thermalSections(p *Plan) ([]reports.Section, error) {
 		return nil, nil
 	}
 	r := p.adviceResult(p.advice[0], 0)
-	if r == nil || r.Series == nil || len(r.Series.Points) == 0 {
+	if r == nil || p.overTime == nil || p.overTime.Empty() {
 		return nil, nil
 	}
-	d := reports.SeriesPlotData(r.Series, r.Batch, r.Thermal.ThrottleOnsetS, "Over time — "+p.runName())
+	d := p.overTime.PlotData(r.Batch, r.Thermal.ThrottleOnsetS, "Over time — "+p.runName())
 	onset := "The governor never lowered a clock in this run."
 	if o := r.Thermal.ThrottleOnsetS; o != nil {
 		onset = fmt.Sprintf("The dashed line marks the throttle onset, %s s in, when the governor first lowered a clock.", numfmt.Value(*o, 0))
@@ -282,8 +282,9 @@ func thermalSections(p *Plan) ([]reports.Section, error) {
 var cliffFactors = []float64{0.25, 0.5, 0.75, 1, 1.5, 2, 3}
 
 type cliffRuns struct {
-	base float64 // the chip's DRAM energy per byte, J
-	runs []outcome
+	base   float64 // the chip's DRAM energy per byte, J
+	runs   []outcome
+	starts []*reports.StartPowerMeter // each run's power over its first 10 s
 }
 
 func planPowerCliff(p *Plan) error {
@@ -295,7 +296,7 @@ func planPowerCliff(p *Plan) error {
 	if err != nil {
 		return err
 	}
-	st := &cliffRuns{base: float64(cfg.Chip.Memory.DRAM.EnergyPerByte), runs: make([]outcome, len(cliffFactors))}
+	st := &cliffRuns{base: float64(cfg.Chip.Memory.DRAM.EnergyPerByte), runs: make([]outcome, len(cliffFactors)), starts: make([]*reports.StartPowerMeter, len(cliffFactors))}
 	if st.base <= 0 {
 		return nil
 	}
@@ -303,6 +304,8 @@ func planPowerCliff(p *Plan) error {
 	for k, x := range cliffFactors {
 		pf := f
 		pf.sets = append(slices.Clone(f.sets), "memory.dram.energy_per_byte="+units.Format(st.base*x, units.KindEnergy))
+		st.starts[k] = &reports.StartPowerMeter{Window: 10}
+		st.runs[k].series = st.starts[k]
 		p.simulate(pf, 0, &st.runs[k])
 	}
 	return nil
@@ -314,13 +317,13 @@ func powerCliffSections(p *Plan) ([]reports.Section, error) {
 		return nil, nil
 	}
 	var pts []reports.CliffPoint
-	for _, rr := range st.runs {
+	for k, rr := range st.runs {
 		r := rr.res
-		if r == nil || r.Series == nil {
+		if r == nil {
 			continue
 		}
 		pt := reports.CliffPoint{
-			StartPowerW: reports.StartPower(r.Series, 10),
+			StartPowerW: st.starts[k].Watts(),
 			PeakC:       r.Thermal.PeakC, SkinPeakC: r.Thermal.SkinPeakC,
 			Throttled: r.Thermal.ThrottleOnsetS != nil,
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -234,20 +233,20 @@ func Parse(file string, data []byte) (*File, error) {
 		for j, set := range s.Set {
 			o, err := spec.ParseOverride(set)
 			if err != nil {
-				return nil, doc.Errorf(path+".set."+strconv.Itoa(j), "%v; give a scenario field as PATH=VALUE, e.g. context_limit=2048", err)
+				return nil, doc.Errorf(path+".set."+strconv.Itoa(j), "%s; give a scenario field as PATH=VALUE, e.g. context_limit=2048", spec.Bare(err))
 			}
 			if strings.HasPrefix(o.Path, "scenario.") {
 				return nil, doc.Errorf(path+".set."+strconv.Itoa(j), "write %s without the scenario. prefix: these overrides are the scenario's own", o.Path)
 			}
 		}
 		if _, err := s.Load(); err != nil {
-			return nil, doc.Errorf(path, "%v", err)
+			return nil, doc.Errorf(path, "%s", spec.Bare(err))
 		}
 		r.Scenarios = append(r.Scenarios, s)
 	}
 	for i, set := range f.Set {
 		if _, err := spec.ParseOverride(set); err != nil {
-			return nil, doc.Errorf("set."+strconv.Itoa(i), "%v; give PATH=VALUE as --set takes it, e.g. thermal.ambient=35C", err)
+			return nil, doc.Errorf("set."+strconv.Itoa(i), "%s; give PATH=VALUE, e.g. thermal.ambient=35C", spec.Bare(err))
 		}
 	}
 	switch {
@@ -308,15 +307,10 @@ func QuestionIDs() []string {
 // compile.
 //
 // The review's entry is where the user gave the value, so a problem a
-// package below names by its setting (sim.InputError's Field: "require")
-// or by the flag that would give it on the command line (a spec.Error at
-// "--soc") is told without that name: the entry's path says where it is.
+// package below names by its setting (spec.Error's Field: "require",
+// "soc") is told without that name: the entry's path says where it is.
 func (r *File) Errorf(path string, err error) error {
-	msg := spec.Unflagged(err)
-	if ie := (*sim.InputError)(nil); errors.As(err, &ie) && ie.Field != "" {
-		msg = strings.Replace(msg, ie.Error(), ie.Msg, 1)
-	}
-	return r.doc.Errorf(path, "%s", spec.OneLine(msg))
+	return r.doc.Errorf(path, "%s", spec.OneLine(spec.Bare(err)))
 }
 
 // locate places an error of loading a run at the review's entry that
@@ -325,7 +319,7 @@ func (r *File) Errorf(path string, err error) error {
 // the model entry for anything else.
 func (r *File) locate(chip, model string, err error) error {
 	var se *spec.Error
-	if errors.As(err, &se) && se.File == "--set" {
+	if errors.As(err, &se) && se.File == "" && se.Field == "set" {
 		for i, s := range r.Sets {
 			o, perr := spec.ParseOverride(s)
 			if perr == nil && (o.Path == se.Path || strings.HasSuffix(o.Path, "."+se.Path)) {

@@ -72,7 +72,7 @@ func TestParseErrors(t *testing.T) {
 		{"model twice", "title: t\nchips: [seed-a]\nmodels: [{model: seed-moe-3b}, {model: seed-moe-3b, quant: Q4_0}]\n", "field models.1: seed-moe-3b Q4_0 is listed twice"},
 		{"bad fidelity", ok + "fidelity: exact\n", "r.yaml:4:11: field fidelity: \"exact\" is not allowed: use one of analytic, tile, line"},
 		{"negative prompt", ok + "workload: {prompt: -1}\n", "r.yaml:4:20: field workload.prompt"},
-		{"unknown scenario", ok + "scenarios: [{scenario: marathon}]\n", "r.yaml:4:13: field scenarios.0: --scenario: no catalog scenario \"marathon\""},
+		{"unknown scenario", ok + "scenarios: [{scenario: marathon}]\n", "r.yaml:4:13: field scenarios.0: \"marathon\": no catalog scenario"},
 		{"zero duration", ok + "scenarios: [{scenario: sustained, duration: 0s}]\n", "field scenarios.0.duration"},
 		{"prefixed scenario set", ok + "scenarios: [{scenario: sustained, set: [scenario.prompt=64]}]\n", "field scenarios.0.set.0: write scenario.prompt without the scenario. prefix"},
 		{"bad scenario value", ok + "scenarios: [{scenario: sustained, set: [prompt=many]}]\n", "r.yaml:4:13: field scenarios.0"},

@@ -28,7 +28,10 @@ type Plan struct {
 	advised []run
 	plans   []*advisor.Plan
 	advice  []*advisor.Advice
-	jobs    []job
+	// overTime is the first chip's advised run of the first model over
+	// time, as the thermal figure draws it (nil without a scenario).
+	overTime *reports.SeriesPlot
+	jobs     []job
 	// figures keep their own runs (see figures).
 	state map[string]any
 }
@@ -41,6 +44,8 @@ type job func(ctx context.Context) error
 type outcome struct {
 	res *sim.Result
 	err error
+	// series, when set, receives the run's time series.
+	series sim.SeriesSink
 }
 
 // Prepare loads every chip and model of the review, compiles its
@@ -92,6 +97,10 @@ func Prepare(f *File) (*Plan, error) {
 		// The sensitivity reruns are most of the advice's time: the first
 		// model's answer which figures matter; the others skip them.
 		req.NoSensitivity = j > 0
+		if j == 0 && len(f.Scenarios) > 0 {
+			p.overTime = reports.NewSeriesPlot()
+			req.Series = p.overTime
+		}
 		plan, err := advisor.Prepare(req)
 		if err != nil {
 			field := "minimize"
@@ -151,6 +160,7 @@ func (p *Plan) simulate(r run, i int, dst *outcome) {
 		if err != nil {
 			return p.file.Errorf(fmt.Sprintf("chips.%d", i), err)
 		}
+		cfg.Series = dst.series
 		res, err := sim.Run(ctx, cfg)
 		if err != nil && !sweep.IsPointError(err) {
 			return fmt.Errorf("%s on %s: %w", cfg.Model.ID, chip, err)

@@ -17,7 +17,7 @@ import (
 //go:embed catalog/*.yaml
 var catalogFiles embed.FS
 
-var catalog = spec.Catalog{Files: catalogFiles, Dir: "catalog", Kind: "runtime", Flag: "--runtime"}
+var catalog = spec.Catalog{Files: catalogFiles, Dir: "catalog", Kind: "runtime", Field: "runtime"}
 
 // Graph modes: how a runtime hands work to its unit.
 const (
@@ -121,7 +121,7 @@ func Load(ref string) (*Profile, error) {
 		return None, nil
 	}
 	if _, ok := catalog.Source(ref); !ok && !strings.ContainsRune(ref, '/') && !strings.HasSuffix(ref, ".yaml") && !strings.HasSuffix(ref, ".yml") {
-		return nil, spec.UnknownID("--runtime", "runtime", ref, append(IDs(), None.ID))
+		return nil, spec.UnknownID("runtime", "runtime", ref, append(IDs(), None.ID))
 	}
 	file, data, isID, err := catalog.Open(ref)
 	if err != nil {

@@ -47,7 +47,7 @@ func TestScenarioThatDoesNotFitSaysHowToCap(t *testing.T) {
 	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-3b", fidelity: Analytic})
 	cfg.Scenario, cfg.Duration = sc, 5
 	_, err = Run(context.Background(), cfg)
-	m := regexp.MustCompile(`cap it with --set scenario\.context_limit=(\d+), which fits`).FindStringSubmatch(fmt.Sprint(err))
+	m := regexp.MustCompile(`cap it with scenario\.context_limit=(\d+), which fits`).FindStringSubmatch(fmt.Sprint(err))
 	if m == nil || !strings.Contains(err.Error(), "grows to 131072 tokens") {
 		t.Fatalf("got %v, want the context it grows to and a limit that fits", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/runtimes"
 )
 
@@ -33,7 +34,7 @@ func TestAppBudget(t *testing.T) {
 		return Run(context.Background(), cfg)
 	}
 	_, err = run(false)
-	var ie *InputError
+	var ie *spec.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "has 4.8 GiB, the app budget of the 8 GiB (memory.app_share: 60% of it, a phone's share for one app, assumed)") {
 		t.Errorf("a runtime without mmap: %v, want a does-not-fit error naming the app budget and its basis", err)
 	}

@@ -120,7 +120,7 @@ func ParseFidelity(s string) (Fidelity, error) {
 	case Analytic, Tile, Line:
 		return f, nil
 	}
-	return "", FieldErrorf("fidelity", "%q is not allowed: use analytic, tile or line", s)
+	return "", spec.FieldErrorf("fidelity", "%q is not allowed: use analytic, tile or line", s)
 }
 
 // Config is one simulation's inputs.
@@ -149,6 +149,9 @@ type Config struct {
 	// Trace, when set, receives the run's timeline (tile and line
 	// fidelities).
 	Trace *Trace
+	// Series, when set, receives the run's time series, point by point
+	// as the run produces them; the run keeps none of it.
+	Series SeriesSink
 	// Scenario, when set, runs a session instead of one prompt: Prompt and
 	// Gen become each request's, and Duration (or the scenario's) bounds it.
 	Scenario *workloads.Scenario
@@ -187,44 +190,6 @@ func (c *Config) compiled() *workloads.Graph {
 	return c.graph.g
 }
 
-// InputError is a problem with the run's inputs (a model that does not fit,
-// a unit that does not exist): the CLI exits 2 on it.
-//
-// Field, when the problem is one setting's, names it as a Config field
-// path in lower case ("threads", "unit", "draft.len"), never as a flag or
-// a file key: the front end that took the value says where the user gave
-// it (the CLI as --threads, a review file at its line). Msg then reads on
-// from the field's name ("99 is not allowed: …").
-type InputError struct{ Field, Msg string }
-
-// Error is the message, the field's name first when it has one.
-func (e *InputError) Error() string { return e.Named(e.Field) }
-
-// Named is the message with the field called name: what a front end calls
-// it (a flag, a file's key).
-func (e *InputError) Named(name string) string {
-	switch {
-	case e.Field == "":
-		return e.Msg
-	case strings.HasPrefix(e.Msg, ":"):
-		return name + e.Msg
-	}
-	return name + " " + e.Msg
-}
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*InputError) UserInput() {}
-
-func inputErrorf(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
-}
-
-// FieldErrorf is an InputError in one setting, field (a Config field path
-// in lower case, or the like for the inputs of a package above sim).
-func FieldErrorf(field, format string, args ...any) error {
-	return &InputError{Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
 // pickUnit returns the unit that runs the model's matrix work and the dtype
 // it computes in: the named one, or the one with the highest peak at its
 // compute dtype.
@@ -234,20 +199,20 @@ func pickUnit(c *Config) (*hw.Unit, dtype.Dtype, error) {
 	if c.Unit != "" {
 		u := c.Chip.Unit(c.Unit)
 		if u == nil {
-			return nil, "", FieldErrorf("unit", "%q: %s has no such unit; units: %s", c.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+			return nil, "", spec.FieldErrorf("unit", "%q: %s has no such unit; units: %s", c.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
 		}
 		dt, ok := u.ComputeDtype(act)
 		if !ok {
-			return nil, "", FieldErrorf("unit", "%s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
+			return nil, "", spec.FieldErrorf("unit", "%s cannot run %s: it has no peak at %s or above", u.Name, c.Quant, act)
 		}
 		if f, ok := Unread(c.Chip, u, formats); ok {
-			return nil, "", FieldErrorf("unit", "%s cannot run %s: its kernels do not read %s weights (it reads %s); choose another quant or unit", u.Name, c.Quant, f, strings.Join(UnitFormats(c.Chip, u), ", "))
+			return nil, "", spec.FieldErrorf("unit", "%s cannot run %s: its kernels do not read %s weights (it reads %s); choose another quant or unit", u.Name, c.Quant, f, strings.Join(UnitFormats(c.Chip, u), ", "))
 		}
 		return u, dt, nil
 	}
 	best, bestDt := bestUnit(c, func(u *hw.Unit) bool { return c.reads(u, formats) })
 	if best == nil {
-		return nil, "", inputErrorf("no unit of %s can run %s (activations %s; a unit needs a peak at or above them and to read the weight formats)", c.Chip.ID, c.Quant, act)
+		return nil, "", spec.Errorf("no unit of %s can run %s (activations %s; a unit needs a peak at or above them and to read the weight formats)", c.Chip.ID, c.Quant, act)
 	}
 	return best, bestDt, nil
 }
@@ -311,7 +276,7 @@ func checkFit(c *Config) (memoryPlan, error) {
 		draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
 	}
 	if f.Total() > has {
-		return memoryPlan{}, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
+		return memoryPlan{}, spec.Errorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
 			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
 	}
 	if f.Total() <= budget {
@@ -330,7 +295,7 @@ func checkFit(c *Config) (memoryPlan, error) {
 	if c.Chip.Memory.Swap.Kind == "none" {
 		how += ", and the device has no swap (memory.swap.kind)"
 	}
-	return memoryPlan{}, inputErrorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s, the app budget of the %s (memory.app_share: %s); %s%s",
+	return memoryPlan{}, spec.Errorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s, the app budget of the %s (memory.app_share: %s); %s%s",
 		c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft,
 		units.Approx(budget, units.KindBytes), units.Approx(has, units.KindBytes), budgetBasis(c), how, contextHint(c, budget-f.Weights-f.Draft))
 }
@@ -362,23 +327,23 @@ func contextHint(c *Config, room float64) string {
 	sc := c.Scenario
 	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.Batch)
 	if sc == nil {
-		// One prompt: say which flags sized the KV cache and how much of
-		// it would fit, when it is what does not fit.
+		// One prompt: say which settings sized the KV cache and how much
+		// of it would fit, when it is what does not fit.
 		if float64(c.allocated())*perToken <= room {
 			return ""
 		}
 		var parts []string
 		for _, p := range []struct {
-			flag string
-			n    int
-		}{{"--depth", c.Depth}, {"--prompt", c.Prompt}, {"--gen", c.Gen}} {
+			field string
+			n     int
+		}{{"depth", c.Depth}, {"prompt", c.Prompt}, {"gen", c.Gen}} {
 			if p.n > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", p.flag, p.n))
+				parts = append(parts, fmt.Sprintf("%s %d", p.field, p.n))
 			}
 		}
 		batch := ""
 		if c.Batch > 1 {
-			batch = fmt.Sprintf(" for each of --batch %d sequences", c.Batch)
+			batch = fmt.Sprintf(" for each of the batch's %d sequences", c.Batch)
 		}
 		return fmt.Sprintf("; the KV cache holds %d tokens (%s)%s: %d fit beside the weights",
 			c.allocated(), strings.Join(parts, " + "), batch, max(0, int(room/perToken)))
@@ -389,9 +354,9 @@ func contextHint(c *Config, room float64) string {
 	}
 	fits := int(room/perToken) / 512 * 512
 	if fits <= sc.Prompt+sc.SystemPrompt {
-		return grows + "; even its first prompt leaves no room: choose a smaller model or --quant"
+		return grows + "; even its first prompt leaves no room: choose a smaller model or quant"
 	}
-	return grows + fmt.Sprintf(": cap it with --set scenario.context_limit=%d, which fits", fits)
+	return grows + fmt.Sprintf(": cap it with scenario.context_limit=%d, which fits", fits)
 }
 
 func (c *Config) validate() error {
@@ -399,17 +364,17 @@ func (c *Config) validate() error {
 	case c.Chip == nil || c.Model == nil:
 		panic("sim: Config needs a chip and a model")
 	case c.Prompt < 0:
-		return FieldErrorf("prompt", "%d is not allowed: must be 0 or more", c.Prompt)
+		return spec.FieldErrorf("prompt", "%d is not allowed: must be 0 or more", c.Prompt)
 	case c.Gen < 0:
-		return FieldErrorf("gen", "%d is not allowed: must be 0 or more", c.Gen)
+		return spec.FieldErrorf("gen", "%d is not allowed: must be 0 or more", c.Gen)
 	case c.Batch < 1:
-		return FieldErrorf("batch", "%d is not allowed: must be 1 or more", c.Batch)
+		return spec.FieldErrorf("batch", "%d is not allowed: must be 1 or more", c.Batch)
 	case c.Threads < 0:
-		return FieldErrorf("threads", "%d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
+		return spec.FieldErrorf("threads", "%d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
 	case c.Depth < 0:
-		return FieldErrorf("depth", "%d is not allowed: must be 0 or more", c.Depth)
+		return spec.FieldErrorf("depth", "%d is not allowed: must be 0 or more", c.Depth)
 	case c.Depth > 0 && c.Scenario != nil:
-		return FieldErrorf("depth", "%d with scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
+		return spec.FieldErrorf("depth", "%d with scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
 	}
 	if c.Fidelity == "" {
 		c.Fidelity = Tile
@@ -424,7 +389,7 @@ func (c *Config) validate() error {
 		}
 		first := sc.Prompt + sc.SystemPrompt
 		if first >= limit {
-			return inputErrorf("scenario %s: a prompt of %d tokens leaves nothing to decode before the context limit of %d", sc.Name, first, limit)
+			return spec.Errorf("scenario %s: a prompt of %d tokens leaves nothing to decode before the context limit of %d", sc.Name, first, limit)
 		}
 		// Prompt and Gen size the KV cache: a session's context grows up
 		// to the limit; a single request holds its prompt and answer.
@@ -438,7 +403,7 @@ func (c *Config) validate() error {
 		}
 		for _, st := range sc.Stages {
 			if st.Unit != "" && c.Chip.Unit(st.Unit) == nil {
-				return inputErrorf("scenario %s: stage %s runs on unit %q, which %s does not have; units: %s", sc.Name, st.Name, st.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+				return spec.Errorf("scenario %s: stage %s runs on unit %q, which %s does not have; units: %s", sc.Name, st.Name, st.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
 			}
 		}
 	}
@@ -448,19 +413,19 @@ func (c *Config) validate() error {
 		}
 	}
 	if s := c.Schedule; s != nil && s.picksSpeculative() && c.Draft == nil {
-		return FieldErrorf("schedule", "%s picks speculative decoding for some turns: give the draft model (draft)", s.Name)
+		return spec.FieldErrorf("schedule", "%s picks speculative decoding for some turns: give the draft model (draft)", s.Name)
 	}
 	if c.Duration < 0 {
-		return FieldErrorf("duration", "%g s is not allowed: must be positive", c.Duration)
+		return spec.FieldErrorf("duration", "%g s is not allowed: must be positive", c.Duration)
 	}
 	if c.Policy == nil {
 		p, err := LoadPolicy(c.Chip.Policy)
 		if err != nil {
-			// The chip file named it: say so there, not as a flag.
+			// The chip file named it: say so there, not as a setting.
 			var se *spec.Error
-			if c.Chip.PolicyLine > 0 && errors.As(err, &se) && se.File == "--policy" {
+			if c.Chip.PolicyLine > 0 && errors.As(err, &se) && se.File == "" && se.Field == "policy" {
 				e := *se
-				e.File, e.Line, e.Path = c.Chip.ID, c.Chip.PolicyLine, "policy"
+				e.File, e.Line, e.Path, e.Field = c.Chip.ID, c.Chip.PolicyLine, "policy", ""
 				return &e
 			}
 			return err

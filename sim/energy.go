@@ -6,6 +6,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -191,30 +192,14 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 	e.lead = 0
 }
 
-// record adds a point to the run's time series: the stretch's end, its
-// length, its power (in total and into each node), and every unit's clock
-// and node's temperature after it.
-func (e *engine) record(label string, seconds, joules float64) {
-	n := len(e.st.series)
-	if e.overflow == nil && (n == maxSeriesPoints || n == estimateAfter && e.tooManyAhead()) {
-		e.overflow = e.tooLong()
-		if e.stop != nil {
-			e.stop()
-		}
-	}
-	pt := SeriesPoint{Phase: label, EndS: e.clock + seconds, Seconds: seconds, PowerW: ratio(joules, seconds)}
-	for i := range e.cfg.Chip.Units {
-		pt.ClocksHz = append(pt.ClocksHz, e.clockOf(&e.cfg.Chip.Units[i]))
-	}
-	pt.TempsC = append(pt.TempsC, e.heat.temps...)
-	pt.NodePowerW = append(pt.NodePowerW, e.heat.last...)
-	e.st.series = append(e.st.series, pt)
-}
-
-// maxSeriesPoints bounds the stretches a run keeps for its series, its
-// spread and its sustained rate: about 1 GiB with the steps and bandwidth
-// samples beside them (a 40-hour sustained session on the 8 Gen 3 keeps
-// 370,000 and peaks at 320 MB). A variable so a test can lower it.
+// maxSeriesPoints bounds the stretches a run may have. Its series goes to
+// its sink, its bandwidth samples to a bounded log and its decode steps to
+// the few the spread and the sustained rate read; what still grows is each
+// decode step's time for the percentiles, 8 bytes a step. A sustained
+// session of 385,000 stretches (24 h on the default chip) peaks at 67 MB
+// with --series, as an hour does, its JSON 0.8 MB against 0.5 MB for the
+// hour. The bound keeps a series a caller holds in memory, and the run's
+// time, finite. A variable so a test can lower it.
 var maxSeriesPoints = 1_200_000
 
 // estimateAfter is how many stretches a timed run simulates before it
@@ -233,21 +218,21 @@ func (e *engine) tooManyAhead() bool {
 	if sc := e.cfg.Scenario; sc == nil || sc.Kind != workloads.Sustained || e.stopAt <= 0 || e.clock <= 0 {
 		return false
 	}
-	return float64(len(e.st.series))/e.clock*e.stopAt > 2*float64(maxSeriesPoints)
+	return float64(e.st.points)/e.clock*e.stopAt > 2*float64(maxSeriesPoints)
 }
 
 // tooLong is the error of a run that reached maxSeriesPoints, or that is
 // on course to pass it twice over.
 func (e *engine) tooLong() error {
 	what := fmt.Sprintf("reached after %.1f h of simulated time", e.clock/3600)
-	if len(e.st.series) < maxSeriesPoints {
-		what = fmt.Sprintf("about %.3g by the end of its %.4g h at the rate of its first %.3g s", float64(len(e.st.series))/e.clock*e.stopAt, e.stopAt/3600, e.clock)
+	if e.st.points < maxSeriesPoints {
+		what = fmt.Sprintf("about %.3g by the end of its %.4g h at the rate of its first %.3g s", float64(e.st.points)/e.clock*e.stopAt, e.stopAt/3600, e.clock)
 	}
 	const msg = "the run would keep more than %d steps in memory (about 1 GiB), %s; give a shorter duration (a sustained session settles within minutes; its last-minute rate is what a longer one would report)"
 	if e.cfg.Duration > 0 {
-		return FieldErrorf("duration", "%s: "+msg, units.Format(e.cfg.Duration, units.KindDuration), maxSeriesPoints, what)
+		return spec.FieldErrorf("duration", "%s: "+msg, units.Format(e.cfg.Duration, units.KindDuration), maxSeriesPoints, what)
 	}
-	return inputErrorf(msg, maxSeriesPoints, what)
+	return spec.Errorf(msg, maxSeriesPoints, what)
 }
 
 // fillEnergy writes the energy figures of the result: totals, per phase,

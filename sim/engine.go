@@ -9,6 +9,7 @@ import (
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/cache"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim/des"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -74,16 +75,13 @@ type engine struct {
 	passes     int    // passes run so far (the analytic L3 estimate needs it)
 	trace      *Trace // nil unless the run records a timeline
 	heat       *heat
-	deposit    deposit   // scratch: where the current stretch's energy goes (energy, heat.step)
-	stepSecs   []float64 // how long each decode step took,
-	stepCtx    []int     // after how many tokens of context,
-	stepKey    []string  // at which clocks (heat.key),
-	stepFull   []bool    // and whether it was simulated in full
-	stepBase   int       // context before the current decode's first step
-	memo       stepMemo  // decode steps simulated in full, for reuse
-	stageUnit  *hw.Unit  // the unit a pipeline stage runs on, while it runs
-	stopAt     float64   // a session's end, seconds of the run; 0 for one request
-	kvScan     bool      // this pass's KV reads cannot hit: see scanBypass
+	deposit    deposit  // scratch: where the current stretch's energy goes (energy, heat.step)
+	steps      stepLog  // what the result needs of the decode steps
+	stepBase   int      // context before the current decode's first step
+	memo       stepMemo // decode steps simulated in full, for reuse
+	stageUnit  *hw.Unit // the unit a pipeline stage runs on, while it runs
+	stopAt     float64  // a session's end, seconds of the run; 0 for one request
+	kvScan     bool     // this pass's KV reads cannot hit: see scanBypass
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64
@@ -202,11 +200,17 @@ type stats struct {
 	counters
 	fallbacks     map[string]*Fallback
 	fallbackOrder []string
-	samples       []BandwidthSample
-	paddedTokens  int            // prompt tokens a compiled prefill graph computed past the prompt
-	energy        [2]energyParts // by phase
-	peakPower     float64        // watts, the highest of any pass
-	series        []SeriesPoint
+	samples       []BandwidthSample // the last passes' samples; see addSample
+	bandwidth     bandwidthLog      // the samples before them
+	paddedTokens  int               // prompt tokens a compiled prefill graph computed past the prompt
+	energy        [2]energyParts    // by phase
+	peakPower     float64           // watts, the highest of any pass
+	// points counts the stretches of the run's series (for the step
+	// budget), recent keeps the last of them (for the recent power), and
+	// point holds the slices of the point handed to the sink.
+	points int
+	recent powerTail
+	point  SeriesPoint
 }
 
 func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, error) {
@@ -279,7 +283,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	}
 	e.exec = e.newExecutor()
 	if sram < e.tile {
-		return nil, inputErrorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
+		return nil, spec.Errorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
 	}
 	return e, nil
 }

@@ -14,15 +14,15 @@ import (
 
 // sustainedRun is a 10-minute sustained session of llama-2-7b Q4_0 on a
 // chip (by name, or by its YAML in src), as `simulate --scenario sustained
-// --duration 10m` runs it.
-func sustainedRun(t *testing.T, chip, src string, sets ...string) *Result {
+// --duration 10m` runs it, and its time series.
+func sustainedRun(t *testing.T, chip, src string, sets ...string) (*Result, *Series) {
 	t.Helper()
 	return sustainedUpTo(t, chip, src, 0, sets...)
 }
 
 // sustainedUpTo is sustainedRun with the scenario's context limit set to
 // limit (0: the model's).
-func sustainedUpTo(t *testing.T, chip, src string, limit int, sets ...string) *Result {
+func sustainedUpTo(t *testing.T, chip, src string, limit int, sets ...string) (*Result, *Series) {
 	t.Helper()
 	sc, err := workloads.LoadScenario("sustained", nil)
 	if err != nil {
@@ -32,6 +32,8 @@ func sustainedUpTo(t *testing.T, chip, src string, limit int, sets ...string) *R
 	s.Duration, s.ContextLimit = units.Seconds(600), limit
 	cfg := configFor(t, opts{chip: chip, chipSrc: src, prompt: 512, sets: sets})
 	cfg.Scenario = &s
+	series := &Series{}
+	cfg.Series = series
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -39,15 +41,15 @@ func sustainedUpTo(t *testing.T, chip, src string, limit int, sets ...string) *R
 	if r.Thermal.ThrottleOnsetS == nil || r.Thermal.SustainedTokensPerS == nil {
 		t.Fatalf("%s: no throttle onset or no sustained rate in 10 minutes: the test needs a run that throttles", chip)
 	}
-	return r
+	return r, series
 }
 
 // gpuClocks is the GPU's clock at each point of the series after the
 // throttle onset, and those of the last two minutes.
-func gpuClocks(t *testing.T, r *Result) (after, last2 []float64) {
+func gpuClocks(t *testing.T, r *Result, s *Series) (after, last2 []float64) {
 	t.Helper()
 	gpu := -1
-	for i, u := range r.Series.Units {
+	for i, u := range s.Units {
 		if u == "gpu" {
 			gpu = i
 		}
@@ -55,8 +57,8 @@ func gpuClocks(t *testing.T, r *Result) (after, last2 []float64) {
 	if gpu < 0 {
 		t.Fatal("no gpu in the series")
 	}
-	end := r.Series.Points[len(r.Series.Points)-1].EndS
-	for _, p := range r.Series.Points {
+	end := s.Points[len(s.Points)-1].EndS
+	for _, p := range s.Points {
 		if p.EndS >= *r.Thermal.ThrottleOnsetS {
 			after = append(after, p.ClocksHz[gpu])
 		}
@@ -109,10 +111,10 @@ func TestGovernorSettlesSustained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three simulated 10-minute sessions")
 	}
-	base := sustainedRun(t, "snapdragon-8-gen3", "")
-	settled(t, "skin_limit", base, 1)
+	base, series := sustainedRun(t, "snapdragon-8-gen3", "")
+	settled(t, "skin_limit", base, series, 1)
 	for _, bw := range []string{"76.032GB/s", "77.568GB/s"} { // 76.8 GB/s ∓ 1%
-		r := sustainedRun(t, "snapdragon-8-gen3", "", "memory.dram.bandwidth="+bw)
+		r, _ := sustainedRun(t, "snapdragon-8-gen3", "", "memory.dram.bandwidth="+bw)
 		a, b := *base.Thermal.SustainedTokensPerS, *r.Thermal.SustainedTokensPerS
 		t.Logf("bandwidth %s: sustained %.3f tokens/s (%+.2f%%)", bw, b, 100*(b/a-1))
 		if d := b/a - 1; d > 0.02 || d < -0.02 {
@@ -124,9 +126,9 @@ func TestGovernorSettlesSustained(t *testing.T) {
 // settled checks that after the onset the GPU's clock is a plateau: never
 // at its bottom OPP, at most maxRev reversals, at most two changes over
 // the last two minutes.
-func settled(t *testing.T, name string, r *Result, maxRev int) {
+func settled(t *testing.T, name string, r *Result, s *Series, maxRev int) {
 	t.Helper()
-	after, last2 := gpuClocks(t, r)
+	after, last2 := gpuClocks(t, r, s)
 	rev, _ := reversals(after)
 	_, lastChanges := reversals(last2)
 	bottom := 0.4 * 903e6 // the GPU's lowest OPP, derived from its 903 MHz clock (0.361 GHz in the series)
@@ -188,7 +190,8 @@ governor:
 		}
 	}
 	src = strings.Join(kept, "\n")
-	settled(t, "step_wise", sustainedRun(t, "", src), 4)
+	r, s := sustainedRun(t, "", src)
+	settled(t, "step_wise", r, s, 4)
 }
 
 // TestSustainedRateIsStable is issue 18's "two runs whose inputs differ by
@@ -214,7 +217,7 @@ func TestSustainedRateIsStable(t *testing.T) {
 		{"dimensity-9300", 2048},
 	} {
 		rate := func(scale float64) float64 {
-			r := sustainedUpTo(t, c.chip, "", c.limit, dramScaled(t, c.chip, scale))
+			r, _ := sustainedUpTo(t, c.chip, "", c.limit, dramScaled(t, c.chip, scale))
 			return *r.Thermal.SustainedTokensPerS
 		}
 		base := rate(1)

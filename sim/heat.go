@@ -235,11 +235,9 @@ const (
 // criticalTemp is where phones' critical trips shut the device down.
 const criticalTemp = 125.0
 
-// fillThermal writes the thermal figures and the time series of the
-// result.
+// fillThermal writes the thermal figures of the result.
 func (e *engine) fillThermal(r *Result, total float64) {
 	h := e.heat
-	r.Series = &Series{Units: e.cfg.Chip.UnitNames(), Nodes: h.net.Nodes(), Points: e.st.series}
 	if h.peakJ > criticalTemp {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("a junction reached %.0f °C, past the %.0f °C where a device shuts down: leakage outgrows what the thermal network removes (thermal runaway); check static_power, leakage_per_c and the network", h.peakJ, criticalTemp))
 	}
@@ -249,12 +247,12 @@ func (e *engine) fillThermal(r *Result, total float64) {
 	if len(h.skin) > 0 {
 		r.Thermal.SkinPeakC = ptr(h.peakSkin)
 	}
-	if total >= minSustainedRun && len(e.stepSecs) > 0 {
+	if tail := e.steps.tail; total >= minSustainedRun && len(tail) > 0 {
 		// The last minute of decoding: a session's think time between
 		// answers is not part of it.
 		n, busy := 0, 0.0
-		for i := len(e.stepSecs) - 1; i >= 0 && busy+e.stepSecs[i] <= sustainedWindow; i-- {
-			busy += e.stepSecs[i]
+		for i := len(tail) - 1; i >= 0 && busy+tail[i] <= sustainedWindow; i-- {
+			busy += tail[i]
 			n++
 		}
 		if n > 0 {

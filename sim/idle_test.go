@@ -27,12 +27,14 @@ func chatWith(t *testing.T, screen bool, sets ...string) (*Result, float64) {
 	sc.Screen = screen
 	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", fidelity: Analytic, sets: sets})
 	cfg.Scenario = sc
+	series := &Series{}
+	cfg.Series = series
 	r, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var j, s float64
-	for _, p := range r.Series.Points {
+	for _, p := range series.Points {
 		if p.Phase == "idle" {
 			j += p.PowerW * p.Seconds
 			s += p.Seconds

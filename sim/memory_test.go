@@ -499,7 +499,7 @@ func TestUnitWeightFormats(t *testing.T) {
 	}
 	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", quant: "Q4_K_M", prompt: 8, gen: 2, unit: "npu"})
 	_, err := Run(context.Background(), cfg)
-	var ie *InputError
+	var ie *spec.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "do not read Q4_K") || !strings.Contains(err.Error(), "W4A16") {
 		t.Errorf("--unit npu with Q4_K_M: %v, want an input error naming the format and what the unit reads", err)
 	}

@@ -311,7 +311,7 @@ func drawConfigs(t *testing.T, seed uint64, n int) []draw {
 		}
 		cfg.Seed = rng.Uint64()
 		if _, err := runIt(cfg); err != nil {
-			var ie *InputError
+			var ie *spec.Error
 			var se *spec.Error
 			if errors.As(err, &ie) || errors.As(err, &se) {
 				continue

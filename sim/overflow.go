@@ -99,7 +99,10 @@ func (e *engine) overflowError(pass string) error {
 	msg := fmt.Sprintf("the %s would take more than %.0f days of simulated time, beyond what the simulator's clock (int64 picoseconds) holds; the time goes to %s: check %s",
 		pass, maxSimSeconds/86400, e.share(best.paths[0]), strings.Join(named, ", "))
 	err := &spec.Error{File: c.Chip.ID, Path: best.paths[0], Msg: msg}
-	if en, ok := prov[best.paths[0]]; ok {
+	switch en, ok := prov[best.paths[0]]; {
+	case ok && en.Source == spec.SetOrigin:
+		err.File, err.Field = "", "set"
+	case ok:
 		err.File, err.Line = locate(en.Source, c.Chip.ID)
 	}
 	return overflow{err}
@@ -128,11 +131,8 @@ func (e *engine) hostName() string {
 var fileLine = regexp.MustCompile(`^(.*):(\d+)$`)
 
 // locate turns a provenance source into a file and line: "chip.yaml:6",
-// "--set", or, for a catalog citation, the chip's id with no line.
+// or, for a catalog citation, the chip's id with no line.
 func locate(source, chip string) (string, int) {
-	if source == "--set" {
-		return source, 0
-	}
 	if m := fileLine.FindStringSubmatch(source); m != nil && !strings.Contains(m[1], " ") {
 		n, _ := strconv.Atoi(m[2])
 		return m[1], n

@@ -57,7 +57,7 @@ type Placement struct {
 	Banks string `yaml:"banks,omitempty" spec:"oneof=shared|split"`
 }
 
-var policies = spec.Catalog{Files: policyFiles, Dir: "policies", Kind: "policy", Flag: "--policy"}
+var policies = spec.Catalog{Files: policyFiles, Dir: "policies", Kind: "policy", Field: "policy"}
 
 // PolicyIDs lists the built-in policies.
 func PolicyIDs() []string { return policies.IDs() }

@@ -75,31 +75,6 @@ type Result struct {
 
 	Warnings   []string     `json:"warnings"`
 	Provenance []spec.Entry `json:"provenance"`
-
-	// Series is the run over time, one point per prefill and decode step
-	// (--series writes it as CSV; it is left out of the JSON).
-	Series *Series `json:"-"`
-}
-
-// Series is a run's time series: the units and thermal nodes its points'
-// clocks and temperatures are listed for, and the points.
-type Series struct {
-	Units  []string
-	Nodes  []string
-	Points []SeriesPoint
-}
-
-// SeriesPoint is one prefill or decode step: when it ended, how long it
-// took, its average power, in total and into each thermal node (the heat
-// the network was advanced with), and the clocks and temperatures after it.
-type SeriesPoint struct {
-	Phase      string
-	EndS       float64
-	Seconds    float64
-	PowerW     float64
-	ClocksHz   []float64 // per Series.Units
-	TempsC     []float64 // per Series.Nodes
-	NodePowerW []float64 // per Series.Nodes
 }
 
 // Turn is one request of a scenario as the user sees it.
@@ -304,13 +279,19 @@ type Health struct {
 }
 
 // BandwidthSample is the utilisation of one pass (the prefill, or one
-// decode step) of the run.
+// decode step) of the run, or, in a run of more passes than a result
+// reports (maxBandwidthSamples), the average over consecutive passes.
 type BandwidthSample struct {
-	Pass     string  `json:"pass"`
-	StartS   float64 `json:"start_s"`
+	// Pass names the pass, or the first and last of them ("decode 64 …
+	// decode 127").
+	Pass   string  `json:"pass"`
+	StartS float64 `json:"start_s"`
+	// Seconds is the passes' time, not counting the time between them.
 	Seconds  float64 `json:"seconds"`
 	DRAMUtil float64 `json:"dram_util"`
 	L3Util   float64 `json:"l3_util"`
+	// Passes is how many passes the sample averages, when more than one.
+	Passes int `json:"passes,omitempty"`
 }
 
 // Energy is what the run cost in joules and watts. Units run at their

@@ -9,6 +9,7 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
@@ -19,7 +20,7 @@ const first10s = 10.0
 
 // Run simulates a prefill of cfg.Prompt tokens after cfg.Depth tokens of
 // context, and cfg.Gen decode steps.
-// Errors about the inputs are *InputError.
+// Errors about the inputs are *spec.Error.
 //
 // Run resolves cfg first (Resolve); a config resolved before runs the same.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -42,6 +43,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer e.release()
+	e.beginSeries()
 	e.paged, e.kvRoom = plan.paged, plan.kvRoom
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
@@ -130,7 +132,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	e.endReplay()
 	t += e.pageIn(ops) + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: name, StartS: start, Seconds: t,
 		DRAMUtil: ratio(e.st.dramBytes-dram, float64(c.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(e.st.l3HitBytes-l3, e.l3BW*t),
@@ -367,10 +369,10 @@ func (e *engine) finish(r *Result, total float64) {
 		r.Units = append(r.Units, UnitCounters{Name: e.host.Name, Kind: e.host.Kind, BusyS: st.host + cpuOps})
 	}
 	r.Health = health(r.Compute)
-	r.Bandwidth = st.samples
 	e.fillEnergy(r, total)
 	e.fillThermal(r, total)
 	e.traceCounters()
+	r.Bandwidth = e.bandwidthSamples()
 }
 
 // pctOf is a/b as a whole per cent.
@@ -434,7 +436,7 @@ func resolve(cfg *Config) (Choice, error) {
 	// on every chip rather than ignored off the CPU.
 	for _, u := range cfg.Chip.Units {
 		if u.Kind == hw.CPU && cfg.Threads > u.Cores {
-			return Choice{}, FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
+			return Choice{}, spec.FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
 		}
 	}
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)

@@ -59,19 +59,19 @@ func Choose(cfg *Config) (Choice, error) {
 	p := cfg.Runtime
 	formats := formatNames(cfg)
 	if f, unread := p.Unread(formats); unread {
-		return Choice{}, FieldErrorf("runtime", "%s cannot run %s: it does not read %s weights (it reads %s); choose another quant or runtime", p.ID, cfg.Quant, f, strings.Join(p.Formats, ", "))
+		return Choice{}, spec.FieldErrorf("runtime", "%s cannot run %s: it does not read %s weights (it reads %s); choose another quant or runtime", p.ID, cfg.Quant, f, strings.Join(p.Formats, ", "))
 	}
 	best, bestDt := bestUnit(cfg, func(u *hw.Unit) bool { return p.Drives(u.Kind, cfg.Chip.Vendor) })
 	if best == nil {
-		where := "no unit"
-		if cfg.Unit != "" {
-			where = "--unit " + cfg.Unit + " is not a unit"
-		}
 		vendors := ""
 		if len(p.Vendors) > 0 {
 			vendors = " of " + strings.Join(p.Vendors, "/") + " chips"
 		}
-		return Choice{}, FieldErrorf("runtime", "%s drives %s units%s; %s of %s (%s) is one it can run at %s", p.ID, strings.Join(p.Units, "/"), vendors, where, cfg.Chip.ID, cfg.Chip.Vendor, cfg.Quant.ActDtype(workloads.RoleFFN))
+		which := "no unit of %s (%s) is one it can run at %s"
+		if cfg.Unit != "" {
+			which = "unit " + cfg.Unit + " of %s (%s) is not one it can run at %s"
+		}
+		return Choice{}, spec.FieldErrorf("runtime", "%s drives %s units%s; "+which, p.ID, strings.Join(p.Units, "/"), vendors, cfg.Chip.ID, cfg.Chip.Vendor, cfg.Quant.ActDtype(workloads.RoleFFN))
 	}
 	return Choice{Unit: best, Dtype: bestDt, Runtime: p}, nil
 }

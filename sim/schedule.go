@@ -70,7 +70,7 @@ type ScheduleState struct {
 // typo, and would make a run of a few tokens last hours.
 const maxScheduleIdle = 60.0
 
-var schedules = spec.Catalog{Files: scheduleFiles, Dir: "schedules", Kind: "schedule", Flag: "--schedule"}
+var schedules = spec.Catalog{Files: scheduleFiles, Dir: "schedules", Kind: "schedule", Field: "schedule"}
 
 // ScheduleIDs lists the built-in schedules.
 func ScheduleIDs() []string { return schedules.IDs() }
@@ -167,7 +167,7 @@ func (s *Schedule) first(st ScheduleState, keep func(Rule) bool) (*Rule, error) 
 		}
 		v, err := expr.Run(s.conds[i], st)
 		if err != nil {
-			return nil, inputErrorf("%s: rules[%d].when %q: %v", s.file, i, s.Rules[i].When, err)
+			return nil, spec.Errorf("%s: rules[%d].when %q: %v", s.file, i, s.Rules[i].When, err)
 		}
 		if v.(bool) {
 			return &s.Rules[i], nil
@@ -222,7 +222,7 @@ func (e *engine) scheduleState() ScheduleState {
 	if st.BudgetS > 0 {
 		st.TimeLeftS = st.BudgetS - st.TurnS
 	}
-	st.PowerW = e.recentPower(1)
+	st.PowerW = e.recentPower()
 	h := e.heat
 	for _, i := range h.junction {
 		st.JunctionC = math.Max(st.JunctionC, h.temps[i])
@@ -235,18 +235,6 @@ func (e *engine) scheduleState() ScheduleState {
 		}
 	}
 	return st
-}
-
-// recentPower is the SoC's mean power over the last window seconds of
-// the series (less at the start of the run).
-func (e *engine) recentPower(window float64) float64 {
-	var j, t float64
-	for i := len(e.st.series) - 1; i >= 0 && t < window; i-- {
-		p := e.st.series[i]
-		j += p.PowerW * p.Seconds
-		t += p.Seconds
-	}
-	return ratio(j, t)
 }
 
 // pickDecoding applies the schedule's decode rules at the start of a

@@ -48,7 +48,7 @@ func TestBadSchedules(t *testing.T) {
 	}
 	cfg := configFor(t, opts{chip: "seed-c", model: "llama-3.2-1b", prompt: 8, gen: 4, fidelity: Analytic})
 	cfg.Schedule, _ = LoadSchedule("latency-budget")
-	var ie *InputError
+	var ie *spec.Error
 	if _, err := Run(context.Background(), cfg); !errors.As(err, &ie) || ie.Field != "schedule" || !strings.Contains(ie.Msg, "give the draft model") {
 		t.Errorf("latency-budget without a draft: %v, want an input error in the schedule asking for the draft model", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -163,7 +164,7 @@ func TestRunTooLongIsRefused(t *testing.T) {
 	} {
 		cfg.Duration = c.duration
 		_, err = Run(context.Background(), cfg)
-		var ie *InputError
+		var ie *spec.Error
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "more than 500 steps") || ie.Field != "duration" || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%.0f s: got %v, want an input error in the duration naming the budget and %q", c.duration, err, c.want)
 		}

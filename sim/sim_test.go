@@ -157,7 +157,7 @@ func TestQuantOrderingOnEveryChip(t *testing.T) {
 			// one format worse than another (llama.cpp OpenCL's Q4_0 GEMV on
 			// Adreno is kernel-bound), which is what its profile is for.
 			r, err := try(opts{chip: id, quant: q, prompt: 16, gen: 4, runtime: runtimes.None})
-			var ie *InputError
+			var ie *spec.Error
 			if errors.As(err, &ie) && strings.Contains(err.Error(), "does not fit") {
 				continue
 			}
@@ -258,7 +258,7 @@ func TestDepth(t *testing.T) {
 
 func TestDoesNotFit(t *testing.T) {
 	_, err := try(opts{chip: "raspberry-pi-5", quant: "F16", prompt: 16, gen: 4})
-	var ie *InputError
+	var ie *spec.Error
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "needs") || !strings.Contains(err.Error(), "has 8 GiB") {
 		t.Errorf("got %v, want an InputError saying does not fit: needs X, has 8 GiB", err)
 	}
@@ -289,7 +289,7 @@ func runWithBatch(o opts, batch int) (*Result, error) {
 
 func assertInputError(t *testing.T, err error) {
 	t.Helper()
-	var ie *InputError
+	var ie *spec.Error
 	if !errors.As(err, &ie) {
 		t.Errorf("got %v, want an InputError", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -79,14 +80,14 @@ func (d *Draft) validate(c *Config) error {
 	case d.Model == nil:
 		panic("sim: Draft needs a model")
 	case d.Len < 0 || d.Len > maxDraftLen:
-		return FieldErrorf("draft.len", "%d is not allowed: draft 1 to %d tokens a cycle", d.Len, maxDraftLen)
+		return spec.FieldErrorf("draft.len", "%d is not allowed: draft 1 to %d tokens a cycle", d.Len, maxDraftLen)
 	case d.Accept != nil && !(*d.Accept >= 0 && *d.Accept <= 1):
-		return FieldErrorf("draft.accept", "%g is not allowed: an acceptance rate lies in 0..1", *d.Accept)
+		return spec.FieldErrorf("draft.accept", "%g is not allowed: an acceptance rate lies in 0..1", *d.Accept)
 	case d.Model.Vocab != c.Model.Vocab:
-		return FieldErrorf("draft", "%s cannot draft for %s: its vocabulary has %d tokens, the model's %d; a draft must share the model's tokenizer",
+		return spec.FieldErrorf("draft", "%s cannot draft for %s: its vocabulary has %d tokens, the model's %d; a draft must share the model's tokenizer",
 			d.Model.Name, c.Model.Name, d.Model.Vocab, c.Model.Vocab)
 	case c.Batch > 1:
-		return FieldErrorf("batch", "%d with a draft: speculative decoding is simulated for one sequence; use a batch of 1", c.Batch)
+		return spec.FieldErrorf("batch", "%d with a draft: speculative decoding is simulated for one sequence; use a batch of 1", c.Batch)
 	}
 	return nil
 }
@@ -163,7 +164,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 	d := e.cfg.Draft
 	side := func(m *workloads.Spec) (*engine, error) {
 		c := *e.cfg
-		c.Model, c.Draft, c.Trace, c.Scenario = m, nil, nil, nil
+		c.Model, c.Draft, c.Trace, c.Series, c.Scenario = m, nil, nil, nil, nil
 		s, err := newEngine(&c, e.pol, e.unit, e.dt)
 		if err != nil {
 			return nil, err
@@ -276,7 +277,7 @@ func (e *engine) charge(phase workloads.Phase, name string, t float64, d counter
 		g.CopyBytes += f.CopyBytes
 	}
 	e.trace.span("passes", name, "pass", e.clock, e.clock+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: name, StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(d.dramBytes, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(d.l3HitBytes, e.l3BW*t),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -191,7 +192,7 @@ func TestBadDrafts(t *testing.T) {
 		d := c.draft
 		cfg.Draft = &d
 		_, err := Run(context.Background(), cfg)
-		var ie *InputError
+		var ie *spec.Error
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an input error saying %q", c.name, err, c.want)
 		}

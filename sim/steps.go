@@ -140,7 +140,7 @@ func (e *engine) pauseAfter(tokens int, steps []float64, k int) error {
 		return err
 	}
 	steps[k] += d
-	e.stepSecs[len(e.stepSecs)-1] += d
+	e.steps.lengthenLast(d)
 	return nil
 }
 
@@ -152,14 +152,81 @@ func (e *engine) endsSoon(last *simulated, pending int) bool {
 	return e.stopAt > 0 && last != nil && e.clock+float64(pending+2)*last.seconds >= e.stopAt
 }
 
-// noteStep keeps a decode step's time, context and clocks for the
-// spread's attribution and the sustained rate.
+// noteStep keeps a decode step's time, context and clocks (heat.key),
+// and whether it was simulated in full, for the spread's attribution and
+// the sustained rate.
 func (e *engine) noteStep(seconds float64, ctx int, key string, full bool) {
 	e.noteContext(ctx + 1)
-	e.stepSecs = append(e.stepSecs, seconds)
-	e.stepCtx = append(e.stepCtx, ctx)
-	e.stepKey = append(e.stepKey, key)
-	e.stepFull = append(e.stepFull, full)
+	e.steps.add(seconds, ctx, key, full)
+}
+
+// stepLog is what the result needs of a run's decode steps, in memory
+// that grows with the steps simulated in full, not with every step: the
+// spread reads the steps simulated in full (every step while fewer than
+// minSpreadSteps are), the sustained rate the times of the last
+// sustainedWindow of decoding.
+type stepLog struct {
+	full stepRecords // the steps simulated in full, in order
+	// all is every step, in order, while fewer than minSpreadSteps were
+	// simulated in full; empty once that many were (the spread reads
+	// full then, whatever comes after).
+	all      stepRecords
+	tail     []float64 // the latest steps' times, covering twice sustainedWindow
+	tailS    float64   // over tail
+	lastFull bool      // whether the latest step was simulated in full
+}
+
+// stepRecords are decode steps' times, contexts and clocks.
+type stepRecords struct {
+	secs []float64
+	ctxs []int
+	keys []string
+}
+
+func (r *stepRecords) add(seconds float64, ctx int, key string) {
+	r.secs, r.ctxs, r.keys = append(r.secs, seconds), append(r.ctxs, ctx), append(r.keys, key)
+}
+
+// add keeps a step.
+func (l *stepLog) add(seconds float64, ctx int, key string, full bool) {
+	if full {
+		l.full.add(seconds, ctx, key)
+	}
+	if len(l.full.secs) < minSpreadSteps {
+		l.all.add(seconds, ctx, key)
+	} else {
+		l.all = stepRecords{}
+	}
+	l.lastFull = full
+	l.tail = append(l.tail, seconds)
+	l.tailS += seconds
+	// Twice the window, so that rounding in the running sum never drops
+	// a step the sustained rate's newest-first sum still reaches.
+	for len(l.tail) > 1 && l.tailS-l.tail[0] >= 2*sustainedWindow {
+		l.tailS -= l.tail[0]
+		l.tail = l.tail[1:]
+	}
+}
+
+// lengthenLast adds d seconds to the latest step (a schedule's pause).
+func (l *stepLog) lengthenLast(d float64) {
+	if l.lastFull {
+		l.full.secs[len(l.full.secs)-1] += d
+	}
+	if n := len(l.all.secs); n > 0 {
+		l.all.secs[n-1] += d
+	}
+	l.tail[len(l.tail)-1] += d
+	l.tailS += d
+}
+
+// spreadSteps are the steps the spread reads: those simulated in full
+// when there are enough of them, else every step.
+func (l *stepLog) spreadSteps() stepRecords {
+	if len(l.full.secs) < minSpreadSteps {
+		return l.all
+	}
+	return l.full
 }
 
 // stepMemo keeps the decode steps a run simulated in full, by the clocks
@@ -335,7 +402,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 	}
 	dram, l3 := d.dramBytes, d.l3HitBytes
 	e.trace.span("passes", "decode "+strconv.Itoa(k)+" (interpolated)", "pass", e.clock, e.clock+t, nil)
-	e.st.samples = append(e.st.samples, BandwidthSample{
+	e.addSample(BandwidthSample{
 		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(l3, e.l3BW*t),
@@ -402,17 +469,8 @@ const minSpreadSteps = 8
 // interpolated step lies on a line by construction and would hide the
 // scatter of MoE routing.
 func (e *engine) spread() Spread {
-	var secs []float64
-	var ctxs []int
-	var keys []string
-	for i, full := range e.stepFull {
-		if full {
-			secs, ctxs, keys = append(secs, e.stepSecs[i]), append(ctxs, e.stepCtx[i]), append(keys, e.stepKey[i])
-		}
-	}
-	if len(secs) < minSpreadSteps {
-		secs, ctxs, keys = e.stepSecs, e.stepCtx, e.stepKey
-	}
+	st := e.steps.spreadSteps()
+	secs, ctxs, keys := st.secs, st.ctxs, st.keys
 	n := len(secs)
 	if n < 2 {
 		return Spread{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/runtimes"
 )
 
@@ -38,7 +39,7 @@ func TestDecodeFollowsThreads(t *testing.T) {
 		cfg := configFor(t, opts{chipSrc: clusteredCPU, model: "llama-3.2-1b", prompt: 0, gen: 2, fidelity: Analytic})
 		cfg.Threads = bad.threads
 		_, err := Run(context.Background(), cfg)
-		var ie *InputError
+		var ie *spec.Error
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("--threads %d: %v, want an input error saying %q", bad.threads, err, bad.want)
 		}

@@ -2,9 +2,10 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/edgetwin/edgetwin/sim"
 	"slices"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Objective is one axis of a Pareto front: an expression over a point's
@@ -26,9 +27,9 @@ func (o Objective) String() string {
 // max:EXPR, separated by commas ("min:ttft_s,max:decode.tokens_per_s").
 // A comma splits objectives only where min: or max: follows it, so an
 // expression may call max(a, b).
-func ParseObjectives(spec string) ([]Objective, error) {
+func ParseObjectives(text string) ([]Objective, error) {
 	var parts []string
-	rest := spec
+	rest := text
 	for {
 		cut := -1
 		for i := 0; i < len(rest); i++ {
@@ -53,14 +54,14 @@ func ParseObjectives(spec string) ([]Objective, error) {
 		p = strings.TrimSpace(p)
 		dir, text, ok := strings.Cut(p, ":")
 		if !ok || (dir != "min" && dir != "max") {
-			return nil, sim.FieldErrorf("pareto", "%q: %q has no direction: write min:EXPR or max:EXPR, e.g. --pareto 'min:ttft_s,max:decode.tokens_per_s'", spec, p)
+			return nil, spec.FieldErrorf("pareto", "%q: %q has no direction: write min:EXPR or max:EXPR, e.g. 'min:ttft_s,max:decode.tokens_per_s'", text, p)
 		}
 		if strings.TrimSpace(text) == "" {
-			return nil, sim.FieldErrorf("pareto", "%q: %s: has no expression", spec, dir)
+			return nil, spec.FieldErrorf("pareto", "%q: %s: has no expression", text, dir)
 		}
 		o := Objective{Text: strings.TrimSpace(text), Maximize: dir == "max"}
 		if slices.ContainsFunc(out, func(x Objective) bool { return x.Text == o.Text }) {
-			return nil, sim.FieldErrorf("pareto", "%q names %s twice", spec, o.Text)
+			return nil, spec.FieldErrorf("pareto", "%q names %s twice", text, o.Text)
 		}
 		out = append(out, o)
 	}
@@ -69,7 +70,7 @@ func ParseObjectives(spec string) ([]Objective, error) {
 		if len(out) == 1 && strings.Contains(out[0].Text, ",") {
 			hint = " (each objective starts with min: or max:)"
 		}
-		return nil, sim.FieldErrorf("pareto", "%q has %d objective(s)%s: give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", spec, len(out), hint)
+		return nil, spec.FieldErrorf("pareto", "%q has %d objective(s)%s: give two or three, e.g. 'min:ttft_s,max:decode.tokens_per_s'", text, len(out), hint)
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -191,18 +192,18 @@ func member(b *bytes.Buffer, key string, v *float64) error {
 // come from different sweeps, or a point is missing or present twice.
 func Merge(names ...string) (*Result, error) {
 	if len(names) == 0 {
-		return nil, inputErrorf("sweep merge needs the JSON Lines parts the shards wrote (sweep merge part-*.jsonl)")
+		return nil, spec.Errorf("sweep merge needs the JSON Lines parts the shards wrote (sweep merge part-*.jsonl)")
 	}
 	for i, name := range names {
 		if slices.Contains(names[:i], name) {
-			return nil, inputErrorf("sweep merge: %s is given twice: its points would be present twice", name)
+			return nil, spec.Errorf("sweep merge: %s is given twice: its points would be present twice", name)
 		}
 	}
 	m := &merger{where: map[int]string{}, shards: map[int]bool{}}
 	for _, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, inputErrorf("sweep merge: %v", err)
+			return nil, spec.Errorf("sweep merge: %v", err)
 		}
 		err = m.read(name, f)
 		f.Close()
@@ -248,7 +249,7 @@ func (m *merger) read(name string, r io.Reader) error {
 		at := fmt.Sprintf("%s:%d", name, line)
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(text, &obj); err != nil {
-			return inputErrorf("%s: not a JSON object (a part cut short?): %v", at, err)
+			return spec.Errorf("%s: not a JSON object (a part cut short?): %v", at, err)
 		}
 		if raw, ok := obj["sweep"]; ok {
 			got, err := m.header(at, raw, obj["shard"])
@@ -259,26 +260,26 @@ func (m *merger) read(name string, r io.Reader) error {
 			continue
 		}
 		if h == nil {
-			return inputErrorf("%s: a point before any sweep header: not a part written by edgetwin sweep --format jsonl", at)
+			return spec.Errorf("%s: a point before any sweep header: not a part written by a sweep as JSON Lines", at)
 		}
 		p, err := decodePoint(h, obj)
 		if err != nil {
-			return inputErrorf("%s: %v", at, err)
+			return spec.Errorf("%s: %v", at, err)
 		}
 		if p.Index < 0 || p.Index >= h.Points {
-			return inputErrorf("%s: point %d is outside the sweep's %d points", at, p.Index, h.Points)
+			return spec.Errorf("%s: point %d is outside the sweep's %d points", at, p.Index, h.Points)
 		}
 		if prev, dup := m.where[p.Index]; dup {
-			return inputErrorf("sweep merge: point %d is present twice, at %s and %s: give each shard's part once", p.Index, prev, at)
+			return spec.Errorf("sweep merge: point %d is present twice, at %s and %s: give each shard's part once", p.Index, prev, at)
 		}
 		m.where[p.Index] = at
 		m.points = append(m.points, p)
 	}
 	if err := sc.Err(); err != nil {
-		return inputErrorf("%s: %v", name, err)
+		return spec.Errorf("%s: %v", name, err)
 	}
 	if h == nil {
-		return inputErrorf("%s: no sweep header: not a part written by edgetwin sweep --format jsonl", name)
+		return spec.Errorf("%s: no sweep header: not a part written by a sweep as JSON Lines", name)
 	}
 	return nil
 }
@@ -288,11 +289,11 @@ func (m *merger) read(name string, r io.Reader) error {
 func (m *merger) header(at string, raw, shard json.RawMessage) (*Header, error) {
 	var j headerJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
-		return nil, inputErrorf("%s: the sweep header: %v", at, err)
+		return nil, spec.Errorf("%s: the sweep header: %v", at, err)
 	}
 	h, err := j.header()
 	if err != nil {
-		return nil, inputErrorf("%s: %v", at, err)
+		return nil, spec.Errorf("%s: %v", at, err)
 	}
 	var s string
 	if json.Unmarshal(shard, &s) == nil {
@@ -307,7 +308,7 @@ func (m *merger) header(at string, raw, shard json.RawMessage) (*Header, error) 
 		return &m.h, nil
 	}
 	if diff := differ(m.h, h); diff != "" {
-		return nil, inputErrorf("sweep merge: %s and %s are parts of different sweeps: %s", m.from, at, diff)
+		return nil, spec.Errorf("sweep merge: %s and %s are parts of different sweeps: %s", m.from, at, diff)
 	}
 	return &m.h, nil
 }
@@ -316,21 +317,21 @@ func (m *merger) header(at string, raw, shard json.RawMessage) (*Header, error) 
 func differ(a, b Header) string {
 	switch {
 	case !slices.Equal(a.Varies, b.Varies):
-		return fmt.Sprintf("--vary %s vs %s", strings.Join(a.Varies, " "), strings.Join(b.Varies, " "))
+		return fmt.Sprintf("vary %s vs %s", strings.Join(a.Varies, " "), strings.Join(b.Varies, " "))
 	case !slices.Equal(a.Metrics, b.Metrics):
-		return fmt.Sprintf("--metrics %s vs %s", strings.Join(a.Metrics, ","), strings.Join(b.Metrics, ","))
+		return fmt.Sprintf("metrics %s vs %s", strings.Join(a.Metrics, ","), strings.Join(b.Metrics, ","))
 	case a.Points != b.Points:
 		return fmt.Sprintf("%d points vs %d", a.Points, b.Points)
 	case a.Flags != b.Flags:
-		return fmt.Sprintf("their other flags differ (digest %s vs %s)", a.Flags, b.Flags)
+		return fmt.Sprintf("their other settings differ (digest %s vs %s)", a.Flags, b.Flags)
 	case a.SoC != b.SoC || a.Model != b.Model || a.Quant != b.Quant:
 		return fmt.Sprintf("%s %s on %s vs %s %s on %s", a.Model, a.Quant, a.SoC, b.Model, b.Quant, b.SoC)
 	case !slices.Equal(a.Fields, b.Fields):
 		return "their fields differ"
 	case !slices.Equal(a.Requires, b.Requires):
-		return fmt.Sprintf("--require %q vs %q", a.Requires, b.Requires)
+		return fmt.Sprintf("require %q vs %q", a.Requires, b.Requires)
 	case !slices.Equal(a.Objectives, b.Objectives):
-		return fmt.Sprintf("--pareto %v vs %v", a.Objectives, b.Objectives)
+		return fmt.Sprintf("pareto %v vs %v", a.Objectives, b.Objectives)
 	case a.L3Bytes != b.L3Bytes:
 		return fmt.Sprintf("their chips' L3 differ (%g vs %g bytes)", a.L3Bytes, b.L3Bytes)
 	}
@@ -356,7 +357,7 @@ func (m *merger) missing(idx []int) error {
 			hint = fmt.Sprintf("shard %d/%d holds point %d: is its part among the files, and did it finish?", idx[0]%n, n, idx[0])
 		}
 	}
-	return inputErrorf("sweep merge: %s of %d; %s", what, m.h.Points, hint)
+	return spec.Errorf("sweep merge: %s of %d; %s", what, m.h.Points, hint)
 }
 
 // decodePoint reads a point line by the header's field and metric names.

@@ -110,7 +110,7 @@ func TestMergeErrors(t *testing.T) {
 		{nil, "needs the JSON Lines parts"},
 		{names[:1], "2 points are missing (1, 3) of 5; shard 1/2 holds point 1"},
 		{[]string{names[0], names[1], names[1]}, "is given twice"},
-		{[]string{names[0], others[1]}, "parts of different sweeps: --metrics decode.tokens_per_s,ttft_s vs decode.tokens_per_s,prefill.seconds"},
+		{[]string{names[0], others[1]}, "parts of different sweeps: metrics decode.tokens_per_s,ttft_s vs decode.tokens_per_s,prefill.seconds"},
 		{[]string{cut, names[1]}, "cut.jsonl:4: not a JSON object (a part cut short?)"},
 		{[]string{write("empty.jsonl", "")}, "no sweep header"},
 		{[]string{write("nohead.jsonl", `{"index":0}`)}, "a point before any sweep header"},

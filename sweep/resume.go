@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/edgetwin/edgetwin/sim"
 	"io"
 	"os"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Partial is what a JSON Lines file holds of a sweep that was cut short
@@ -33,7 +34,7 @@ type Partial struct {
 func ReadPartial(name string, h Header, sh Shard, indices []int) (*Partial, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, sim.FieldErrorf("resume", "%s: %v", name, err)
+		return nil, spec.FieldErrorf("resume", "%s: %v", name, err)
 	}
 	p := &Partial{}
 	line := 0
@@ -48,7 +49,7 @@ func ReadPartial(name string, h Header, sh Shard, indices []int) (*Partial, erro
 		text := rest[:end]
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(text, &obj); err != nil {
-			return nil, sim.FieldErrorf("resume", "%s: not a JSON object, and not the last line (which a kill may cut short): the file is damaged: %v", at, err)
+			return nil, spec.FieldErrorf("resume", "%s: not a JSON object, and not the last line (which a kill may cut short): the file is damaged: %v", at, err)
 		}
 		if !p.Header {
 			if err := resumeHeader(at, obj, h, sh); err != nil {
@@ -58,7 +59,7 @@ func ReadPartial(name string, h Header, sh Shard, indices []int) (*Partial, erro
 		} else {
 			pt, err := decodePoint(&h, obj)
 			if err != nil {
-				return nil, sim.FieldErrorf("resume", "%s: %v", at, err)
+				return nil, spec.FieldErrorf("resume", "%s: %v", at, err)
 			}
 			k := len(p.Points)
 			if k >= len(indices) || pt.Index != indices[k] {
@@ -66,7 +67,7 @@ func ReadPartial(name string, h Header, sh Shard, indices []int) (*Partial, erro
 				if k < len(indices) {
 					want = fmt.Sprintf("point %d", indices[k])
 				}
-				return nil, sim.FieldErrorf("resume", "%s: point %d where the run writes %s: not a file this sweep wrote (its points come in order)", at, pt.Index, want)
+				return nil, spec.FieldErrorf("resume", "%s: point %d where the run writes %s: not a file this sweep wrote (its points come in order)", at, pt.Index, want)
 			}
 			p.Points = append(p.Points, pt)
 		}
@@ -80,22 +81,22 @@ func ReadPartial(name string, h Header, sh Shard, indices []int) (*Partial, erro
 func resumeHeader(at string, obj map[string]json.RawMessage, h Header, sh Shard) error {
 	raw, ok := obj["sweep"]
 	if !ok {
-		return sim.FieldErrorf("resume", "%s: no sweep header: not a file written by edgetwin sweep --format jsonl", at)
+		return spec.FieldErrorf("resume", "%s: no sweep header: not a file written by a sweep as JSON Lines", at)
 	}
 	var j headerJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
-		return sim.FieldErrorf("resume", "%s: the sweep header: %v", at, err)
+		return spec.FieldErrorf("resume", "%s: the sweep header: %v", at, err)
 	}
 	got, err := j.header()
 	if err != nil {
-		return sim.FieldErrorf("resume", "%s: %v", at, err)
+		return spec.FieldErrorf("resume", "%s: %v", at, err)
 	}
 	if diff := differ(got, h); diff != "" {
-		return sim.FieldErrorf("resume", "%s was written by another sweep: %s; resume it with the flags that began it", at, diff)
+		return spec.FieldErrorf("resume", "%s was written by another sweep: %s; resume it with the settings that began it", at, diff)
 	}
 	var shard string
 	if json.Unmarshal(obj["shard"], &shard) != nil || shard != sh.String() {
-		return sim.FieldErrorf("resume", "%s holds shard %s, not %s", at, shard, sh)
+		return spec.FieldErrorf("resume", "%s holds shard %s, not %s", at, shard, sh)
 	}
 	return nil
 }

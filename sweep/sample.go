@@ -2,10 +2,11 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/edgetwin/edgetwin/sim"
 	"math/rand/v2"
 	"strconv"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Sample draws N points of a space too large for a grid, each axis's
@@ -33,7 +34,7 @@ func ParseSample(s string, seed uint64) (Sample, error) {
 	kind, n, ok := strings.Cut(s, ":")
 	count, err := strconv.Atoi(n)
 	if !ok || (kind != SampleRandom && kind != SampleLHS) || err != nil || count < 1 || count > MaxPoints {
-		return Sample{}, sim.FieldErrorf("sample", "%q is not allowed: use random:N or lhs:N (a Latin hypercube), 1 ≤ N ≤ %d", s, MaxPoints)
+		return Sample{}, spec.FieldErrorf("sample", "%q is not allowed: use random:N or lhs:N (a Latin hypercube), 1 ≤ N ≤ %d", s, MaxPoints)
 	}
 	return Sample{Kind: kind, N: count, Seed: seed}, nil
 }

@@ -2,9 +2,10 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/edgetwin/edgetwin/sim"
 	"strconv"
 	"strings"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Shard is one of Count parts of a sweep: the points whose index in range
@@ -39,41 +40,41 @@ const (
 	EnvJobIndex       = "JOB_COMPLETION_INDEX" // a Kubernetes Indexed Job's
 )
 
-const shardForms = "use --shard I/N with 0 ≤ I < N (e.g. --shard 0/4), or --shard auto in a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX with --shards N)"
+const shardForms = "use I/N with 0 ≤ I < N (e.g. 0/4), or auto in a Slurm array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with shards N)"
 
 // ParseShard reads --shard and --shards (0 when not given). "I/N" is
 // shard I of N; "auto" takes them from the environment through getenv:
 // a Slurm array's task id (less SLURM_ARRAY_TASK_MIN, so --array=1-4
 // works too) and task count, or a Kubernetes Indexed Job's
 // JOB_COMPLETION_INDEX with N from --shards. "" is the whole sweep.
-func ParseShard(spec string, shards int, getenv func(string) string) (Shard, error) {
-	spec = strings.TrimSpace(spec)
-	if shards != 0 && spec != "auto" {
-		return Shard{}, sim.FieldErrorf("shards", "%d goes with --shard auto (a Kubernetes Indexed Job); with --shard I/N the N is given", shards)
+func ParseShard(text string, shards int, getenv func(string) string) (Shard, error) {
+	text = strings.TrimSpace(text)
+	if shards != 0 && text != "auto" {
+		return Shard{}, spec.FieldErrorf("shards", "%d goes with shard auto (a Kubernetes Indexed Job); with shard I/N the N is given", shards)
 	}
-	switch spec {
+	switch text {
 	case "":
 		return Shard{}, nil
 	case "auto":
 		return shardFromEnv(shards, getenv)
 	}
-	is, ns, ok := strings.Cut(spec, "/")
+	is, ns, ok := strings.Cut(text, "/")
 	i, errI := strconv.Atoi(strings.TrimSpace(is))
 	n, errN := strconv.Atoi(strings.TrimSpace(ns))
 	if !ok || errI != nil || errN != nil || n < 1 || i < 0 || i >= n {
-		return Shard{}, sim.FieldErrorf("shard", "%q is not allowed: %s", spec, shardForms)
+		return Shard{}, spec.FieldErrorf("shard", "%q is not allowed: %s", text, shardForms)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
 
 func shardFromEnv(shards int, getenv func(string) string) (Shard, error) {
 	if shards < 0 {
-		return Shard{}, sim.FieldErrorf("shards", "%d is not allowed: give the number of completions of the Indexed Job, 1 or more", shards)
+		return Shard{}, spec.FieldErrorf("shards", "%d is not allowed: give the number of completions of the Indexed Job, 1 or more", shards)
 	}
 	id, job := getenv(EnvSlurmTaskID), getenv(EnvJobIndex)
 	switch {
 	case id != "" && job != "":
-		return Shard{}, sim.FieldErrorf("shard", "auto: both %s and %s are set; run under one batch system, or give --shard I/N", EnvSlurmTaskID, EnvJobIndex)
+		return Shard{}, spec.FieldErrorf("shard", "auto: both %s and %s are set; run under one batch system, or give the shard as I/N", EnvSlurmTaskID, EnvJobIndex)
 	case id != "":
 		task, err := envInt(getenv, EnvSlurmTaskID, "the array task id, 0 or more")
 		if err != nil {
@@ -90,10 +91,10 @@ func shardFromEnv(shards int, getenv func(string) string) (Shard, error) {
 			}
 		}
 		if shards != 0 && shards != n {
-			return Shard{}, sim.FieldErrorf("shard", "auto: --shards %d but %s is %d; leave --shards out under Slurm", shards, EnvSlurmTaskCount, n)
+			return Shard{}, spec.FieldErrorf("shard", "auto: shards %d but %s is %d; leave shards out under Slurm", shards, EnvSlurmTaskCount, n)
 		}
 		if n < 1 || task-lo < 0 || task-lo >= n {
-			return Shard{}, sim.FieldErrorf("shard", "auto: %s=%d (less %s=%d) is not a shard of %s=%d: use a contiguous array such as --array=0-%d", EnvSlurmTaskID, task, EnvSlurmTaskMin, lo, EnvSlurmTaskCount, n, max(n-1, 0))
+			return Shard{}, spec.FieldErrorf("shard", "auto: %s=%d (less %s=%d) is not a shard of %s=%d: use a contiguous array such as --array=0-%d", EnvSlurmTaskID, task, EnvSlurmTaskMin, lo, EnvSlurmTaskCount, n, max(n-1, 0))
 		}
 		return Shard{Index: task - lo, Count: n}, nil
 	case job != "":
@@ -102,14 +103,14 @@ func shardFromEnv(shards int, getenv func(string) string) (Shard, error) {
 			return Shard{}, err
 		}
 		if shards == 0 {
-			return Shard{}, sim.FieldErrorf("shard", "auto under a Kubernetes Indexed Job (%s=%d) needs --shards N, the Job's completions", EnvJobIndex, i)
+			return Shard{}, spec.FieldErrorf("shard", "auto under a Kubernetes Indexed Job (%s=%d) needs shards N, the Job's completions", EnvJobIndex, i)
 		}
 		if i < 0 || i >= shards {
-			return Shard{}, sim.FieldErrorf("shard", "auto: %s=%d is not below --shards %d: --shards must equal the Job's completions", EnvJobIndex, i, shards)
+			return Shard{}, spec.FieldErrorf("shard", "auto: %s=%d is not below shards %d: shards must equal the Job's completions", EnvJobIndex, i, shards)
 		}
 		return Shard{Index: i, Count: shards}, nil
 	}
-	return Shard{}, sim.FieldErrorf("shard", "auto: neither %s (a Slurm array) nor %s (a Kubernetes Indexed Job) is set; %s", EnvSlurmTaskID, EnvJobIndex, shardForms)
+	return Shard{}, spec.FieldErrorf("shard", "auto: neither %s (a Slurm array) nor %s (a Kubernetes Indexed Job) is set; %s", EnvSlurmTaskID, EnvJobIndex, shardForms)
 }
 
 // envInt reads a whole number from the environment variable name.
@@ -118,9 +119,9 @@ func envInt(getenv func(string) string, name, what string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		if s == "" {
-			return 0, sim.FieldErrorf("shard", "auto: %s is not set; it should be %s", name, what)
+			return 0, spec.FieldErrorf("shard", "auto: %s is not set; it should be %s", name, what)
 		}
-		return 0, sim.FieldErrorf("shard", "auto: %s=%q is not a whole number; it should be %s", name, s, what)
+		return 0, spec.FieldErrorf("shard", "auto: %s=%q is not a whole number; it should be %s", name, s, what)
 	}
 	return n, nil
 }

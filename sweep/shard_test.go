@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/edgetwin/edgetwin/sim"
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 func env(kv ...string) func(string) string {
@@ -52,26 +52,26 @@ func TestParseShardErrors(t *testing.T) {
 		env    func(string) string
 		want   string
 	}{
-		{"4/4", 0, env(), `shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
+		{"4/4", 0, env(), `shard "4/4" is not allowed: use I/N with 0 ≤ I < N`},
 		{"-1/4", 0, env(), "is not allowed"},
 		{"0/0", 0, env(), "is not allowed"},
 		{"1", 0, env(), "is not allowed"},
 		{"a/b", 0, env(), "is not allowed"},
-		{"0/2", 2, env(), "shards 2 goes with --shard auto"},
+		{"0/2", 2, env(), "shards 2 goes with shard auto"},
 		{"auto", 0, env(), "neither SLURM_ARRAY_TASK_ID (a Slurm array) nor JOB_COMPLETION_INDEX"},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), "SLURM_ARRAY_TASK_COUNT is not set"},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "one", "SLURM_ARRAY_TASK_COUNT", "4"), `SLURM_ARRAY_TASK_ID="one" is not a whole number`},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "4", "SLURM_ARRAY_TASK_COUNT", "4"), "is not a shard of SLURM_ARRAY_TASK_COUNT=4: use a contiguous array such as --array=0-3"},
 		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "6", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "0"), "not a shard"},
-		{"auto", 2, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4"), "--shards 2 but SLURM_ARRAY_TASK_COUNT is 4"},
-		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), "needs --shards N"},
-		{"auto", 2, env("JOB_COMPLETION_INDEX", "2"), "JOB_COMPLETION_INDEX=2 is not below --shards 2"},
+		{"auto", 2, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4"), "shards 2 but SLURM_ARRAY_TASK_COUNT is 4; leave shards out"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), "needs shards N"},
+		{"auto", 2, env("JOB_COMPLETION_INDEX", "2"), "JOB_COMPLETION_INDEX=2 is not below shards 2"},
 		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), `JOB_COMPLETION_INDEX="x" is not a whole number`},
 		{"auto", -1, env("JOB_COMPLETION_INDEX", "0"), "shards -1 is not allowed"},
 		{"auto", 2, env("JOB_COMPLETION_INDEX", "0", "SLURM_ARRAY_TASK_ID", "0"), "both SLURM_ARRAY_TASK_ID and JOB_COMPLETION_INDEX are set"},
 	} {
 		_, err := ParseShard(tc.spec, tc.shards, tc.env)
-		var ie *sim.InputError
+		var ie *spec.Error
 		if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseShard(%q, %d): %v; want an input error saying %q", tc.spec, tc.shards, err, tc.want)
 		}

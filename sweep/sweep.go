@@ -238,9 +238,9 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 		cfg, err := s.Load(p.sets)
 		if err != nil {
 			if len(p.names) > 0 {
-				return nil, sim.FieldErrorf("vary", "%s: %s", strings.Join(p.names, ", "), spec.Unflagged(err))
+				return nil, spec.FieldErrorf("vary", "%s: %s", strings.Join(p.names, ", "), spec.Bare(err))
 			}
-			return nil, inputErrorf("%v", err)
+			return nil, spec.Errorf("%v", err)
 		}
 		if len(loaded) < keepLoaded {
 			loaded[key] = cfg
@@ -261,7 +261,7 @@ func (s *Sweep) Run(ctx context.Context, indices []int, emit func(Point) error) 
 		r.Index = indices[j]
 		cfg, values, err := s.config(points[j], loaded)
 		if err != nil {
-			cancel(inputErrorf("%v", err)) // checked before the run: not expected
+			cancel(spec.Errorf("%v", err)) // checked before the run: not expected
 			return
 		}
 		r.Values = values
@@ -313,7 +313,7 @@ const keepLoaded = 256
 // does not fit, the unit cannot run it): a sweep or comparison reports it
 // for that point and goes on.
 func IsPointError(err error) bool {
-	var ie *sim.InputError
+	var ie *spec.Error
 	return errors.As(err, &ie)
 }
 

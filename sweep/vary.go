@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
 // Axis is one --vary flag: a field and the values it takes, in order, in
@@ -46,7 +46,7 @@ func ParseSpace(flags []string) ([]Axis, error) {
 
 func parseAxes(flags []string, grid bool) ([]Axis, error) {
 	if len(flags) == 0 {
-		return nil, sim.FieldErrorf("vary", "is required %s", varyForms)
+		return nil, spec.FieldErrorf("vary", "is required %s", varyForms)
 	}
 	var axes []Axis
 	seen := map[string]bool{}
@@ -58,13 +58,13 @@ func parseAxes(flags []string, grid bool) ([]Axis, error) {
 		}
 		switch {
 		case seen[a.Field]:
-			return nil, sim.FieldErrorf("vary", "%s is given twice; give one range (a list a,b,c takes any values)", a.Field)
+			return nil, spec.FieldErrorf("vary", "%s is given twice; give one range (a list a,b,c takes any values)", a.Field)
 		case a.Field == FieldKV && seen[FieldCtx], a.Field == FieldCtx && seen[FieldKV]:
-			return nil, sim.FieldErrorf("vary", "kv and --vary ctx both set the context length; vary one of them")
+			return nil, spec.FieldErrorf("vary", "kv and ctx both set the context length; vary one of them")
 		}
 		seen[a.Field] = true
 		if total = min(total*len(a.Values), MaxPoints+1); grid && total > MaxPoints {
-			return nil, sim.FieldErrorf("vary", ": the ranges give more than %d points together; use coarser steps or fewer fields, or sample the space (--sample lhs:N)", MaxPoints)
+			return nil, spec.FieldErrorf("vary", ": the ranges give more than %d points together; use coarser steps or fewer fields, or sample the space (sample lhs:N)", MaxPoints)
 		}
 		axes = append(axes, a)
 	}
@@ -76,7 +76,7 @@ func ParseVary(s string) (Axis, error) {
 	field, text, ok := strings.Cut(s, "=")
 	field, text = strings.TrimSpace(field), strings.TrimSpace(text)
 	if !ok || field == "" || text == "" {
-		return Axis{}, sim.FieldErrorf("vary", "%q is not FIELD=RANGE %s", s, varyForms)
+		return Axis{}, spec.FieldErrorf("vary", "%q is not FIELD=RANGE %s", s, varyForms)
 	}
 	read := readQuantity
 	switch field {
@@ -90,7 +90,7 @@ func ParseVary(s string) (Axis, error) {
 	}
 	values, kind, err := parseRange(text, read)
 	if err != nil {
-		return Axis{}, sim.FieldErrorf("vary", "%s=%s: %v %s", field, text, err, varyForms)
+		return Axis{}, spec.FieldErrorf("vary", "%s=%s: %v %s", field, text, err, varyForms)
 	}
 	if field == FieldCtx {
 		values = wholeTokens(values)
@@ -291,9 +291,4 @@ func formatValue(v float64, k units.Kind) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return units.Format(v, k)
-}
-
-// inputErrorf is an error in the user's input: edgetwin exits 2 on it.
-func inputErrorf(format string, args ...any) error {
-	return &sim.InputError{Msg: fmt.Sprintf(format, args...)}
 }

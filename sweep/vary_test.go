@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
-	"github.com/edgetwin/edgetwin/sim"
 )
 
 const MiB = 1 << 20
@@ -92,7 +92,7 @@ func TestParseVaryErrors(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		var ie *sim.InputError
+		var ie *spec.Error
 		if !strings.Contains(msg, tc.want) || !errors.As(err, &ie) || ie.Field != "vary" || !strings.Contains(msg, "a..b:step") {
 			t.Errorf("%s: %q should be an input error in vary, say %q and list the forms", tc.in, msg, tc.want)
 		}

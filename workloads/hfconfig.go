@@ -408,9 +408,9 @@ func ParseHFConfig(filename string, data []byte) (Model, error) {
 	m.Name = hfName(filename, top)
 	m.Sources = r.sources
 	if err := m.Validate(); err != nil {
-		var fe *FieldError
+		var fe *spec.Error
 		if errors.As(err, &fe) {
-			if key, ok := r.from[fe.Field]; ok {
+			if key, ok := r.from[fe.Path]; ok {
 				msg := fe.Msg
 				if r.absent[key] {
 					msg += fmt.Sprintf(" (the key is absent and %s's default is used)", fam.class)

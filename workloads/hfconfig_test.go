@@ -4,10 +4,11 @@ import (
 	"math"
 	"os"
 
-	"github.com/edgetwin/edgetwin/hw/spec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 func readTestdata(t testing.TB, name string) []byte {

@@ -16,7 +16,7 @@ type Spec struct {
 	Provenance []spec.Entry
 }
 
-var models = spec.Catalog{Files: ModelFiles, Dir: "models", Kind: "model", Flag: "--model"}
+var models = spec.Catalog{Files: ModelFiles, Dir: "models", Kind: "model", Field: "model"}
 
 // ModelIDs lists the catalog's model ids, sorted.
 func ModelIDs() []string { return models.IDs() }
@@ -34,7 +34,7 @@ func LoadModel(ref string, sets []spec.Override) (*Spec, error) {
 	}
 	if !isID && IsHFConfig(data) {
 		if len(sets) > 0 {
-			return nil, &spec.Error{File: "--set", Path: "model." + sets[0].Path, Msg: "a config.json model cannot be overridden; convert it to a model YAML file first"}
+			return nil, &spec.Error{Field: "set", Path: "model." + sets[0].Path, Msg: "a config.json model cannot be overridden; convert it to a model YAML file first"}
 		}
 		m, err := ParseHFConfig(file, data)
 		if err != nil {
@@ -68,8 +68,8 @@ func DecodeModel(file string, data []byte, sets []spec.Override) (*Spec, error) 
 		return nil, err
 	}
 	if err := m.Validate(); err != nil {
-		if fe, ok := err.(*FieldError); ok {
-			return nil, doc.Errorf(fe.Field, "%s", fe.Msg)
+		if fe, ok := err.(*spec.Error); ok && fe.File == "" {
+			return nil, doc.Errorf(fe.Path, "%s", fe.Msg)
 		}
 		return nil, &spec.Error{File: file, Msg: err.Error()}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Model is a decoder-only transformer. The YAML field names are the yaml
@@ -66,24 +68,11 @@ const (
 	maxParams  = 1e15
 )
 
-// FieldError is a problem with one field of a model. Field is the yaml path
-// ("layers", "moe.active"); Msg says what is wrong and what is allowed. A
-// loader adds the file and line.
-type FieldError struct {
-	Field string
-	Msg   string
+func fieldErr(field string, value any, allowed string) *spec.Error {
+	return &spec.Error{Path: field, Msg: fmt.Sprintf("%v is not allowed: %s", value, allowed)}
 }
 
-func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*FieldError) UserInput() {}
-
-func fieldErr(field string, value any, allowed string) *FieldError {
-	return &FieldError{Field: field, Msg: fmt.Sprintf("%v is not allowed: %s", value, allowed)}
-}
-
-func checkRange(field string, v, lo, hi int) *FieldError {
+func checkRange(field string, v, lo, hi int) *spec.Error {
 	if v >= lo && v <= hi {
 		return nil
 	}
@@ -96,7 +85,7 @@ func checkRange(field string, v, lo, hi int) *FieldError {
 	return fieldErr(field, v, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
 }
 
-// Validate reports the first field that is out of range, as a *FieldError
+// Validate reports the first field that is out of range, as a *spec.Error
 // naming the yaml field and what is allowed. Rules: layers, hidden, heads,
 // kv_heads, ffn, vocab and max_context are positive (and below generous
 // limits); kv_heads divides heads; head_dim is 0 or positive, and may be 0
@@ -105,7 +94,7 @@ func checkRange(field string, v, lo, hi int) *FieldError {
 // shared_ffn are 0 or positive.
 func (m Model) Validate() error {
 	if m.Name == "" {
-		return &FieldError{Field: "name", Msg: "missing: must be a non-empty string"}
+		return &spec.Error{Path: "name", Msg: "missing: must be a non-empty string"}
 	}
 	for _, c := range []struct {
 		field string
@@ -136,7 +125,7 @@ func (m Model) Validate() error {
 		return err
 	}
 	if m.HeadDim == 0 && m.Hidden%m.Heads != 0 {
-		return &FieldError{Field: "head_dim", Msg: fmt.Sprintf("missing: must be given when heads (%d) does not divide hidden (%d)", m.Heads, m.Hidden)}
+		return &spec.Error{Path: "head_dim", Msg: fmt.Sprintf("missing: must be given when heads (%d) does not divide hidden (%d)", m.Heads, m.Hidden)}
 	}
 	switch m.FFNKind {
 	case "", FFNGated, FFNPlain:
@@ -161,7 +150,7 @@ func (m Model) Validate() error {
 		}
 	}
 	if p := m.paramsFloat(); p > maxParams {
-		return &FieldError{Field: "layers", Msg: fmt.Sprintf("the model has %.3g parameters: at most %.0e are supported", p, float64(maxParams))}
+		return &spec.Error{Path: "layers", Msg: fmt.Sprintf("the model has %.3g parameters: at most %.0e are supported", p, float64(maxParams))}
 	}
 	return nil
 }

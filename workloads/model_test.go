@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 func TestWeightBytesAgainstLlamaBench(t *testing.T) {
@@ -140,12 +142,12 @@ func TestValidate(t *testing.T) {
 		m := validModel()
 		tc.edit(&m)
 		err := m.Validate()
-		var fe *FieldError
+		var fe *spec.Error
 		if !errors.As(err, &fe) {
 			t.Errorf("want a FieldError for %s, got %v", tc.field, err)
 			continue
 		}
-		if fe.Field != tc.field || !strings.Contains(fe.Msg, tc.msg) {
+		if fe.Path != tc.field || !strings.Contains(fe.Msg, tc.msg) {
 			t.Errorf("got %q, want field %s with %q", err, tc.field, tc.msg)
 		}
 		if !strings.HasPrefix(err.Error(), "field "+tc.field+": ") {

@@ -11,7 +11,7 @@ import (
 //go:embed scenarios/*.yaml
 var scenarioFiles embed.FS
 
-var scenarios = spec.Catalog{Files: scenarioFiles, Dir: "scenarios", Kind: "scenario", Flag: "--scenario"}
+var scenarios = spec.Catalog{Files: scenarioFiles, Dir: "scenarios", Kind: "scenario", Field: "scenario"}
 
 // Scenario kinds.
 const (

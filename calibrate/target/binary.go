@@ -91,7 +91,7 @@ func SearchDirs() []string {
 func Build(ctx context.Context, root string, p Platform, dir string) (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("building the probe for %s from %s needs the Go toolchain on PATH, or give --probe-binary FILE", p, root)
+		return "", fmt.Errorf("building the probe for %s from %s needs the Go toolchain on PATH; without it, give a probe binary built for %s", p, root, p)
 	}
 	out := filepath.Join(dir, probeName+"-"+p.OS+"-"+p.Arch+p.ARM)
 	cmd := exec.CommandContext(ctx, gobin, "build", "-trimpath", "-o", out, "./cmd/edgetwin-probe")

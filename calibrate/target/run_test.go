@@ -254,7 +254,7 @@ func TestBuildCrossCompiles(t *testing.T) {
 func TestBuildWithoutGo(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := target.Build(t.Context(), targettest.Checkout(t), target.Platform{OS: "linux", Arch: "arm64"}, t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "needs the Go toolchain on PATH, or give --probe-binary FILE") {
+	if err == nil || !strings.Contains(err.Error(), "needs the Go toolchain on PATH; without it, give a probe binary built for linux/arm64") {
 		t.Errorf("err %v", err)
 	}
 }

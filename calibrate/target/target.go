@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // Target is a machine a probe binary runs on.
@@ -54,7 +56,7 @@ func New(a Address, opts Options) (Target, error) {
 		opts.Grace = 10 * time.Second
 	}
 	if opts.SSHKey != "" && a.Scheme != SSH {
-		return nil, fmt.Errorf("--ssh-key is for ssh:// targets, not %s", a)
+		return nil, spec.FieldErrorf("ssh_key", "is for ssh:// targets, not %s", a)
 	}
 	switch a.Scheme {
 	case Local:

@@ -3,10 +3,10 @@ package thermalfit
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 )
 
@@ -23,15 +23,15 @@ type Data struct {
 	Nodes   []string    // the network's nodes
 }
 
-// Bind ties s to the network of spec. unitNode maps each unit of the chip to
+// Bind ties s to the network net. unitNode maps each unit of the chip to
 // the node its heat enters (hw.SoC.ThermalNode); a power column names a node
 // or a unit, and columns that land on the same node add up. A temp column
 // names a node, a clock column a unit. Without an ambient_c column the
 // ambient is the network's. A name the chip does not have is an *Error on
 // the header line that lists the names allowed.
-func (s *Series) Bind(spec thermal.Spec, unitNode map[string]string) (*Data, error) {
-	nodes := make([]string, len(spec.Nodes))
-	for i, n := range spec.Nodes {
+func (s *Series) Bind(net thermal.Spec, unitNode map[string]string) (*Data, error) {
+	nodes := make([]string, len(net.Nodes))
+	for i, n := range net.Nodes {
 		nodes[i] = n.Name
 	}
 	unitNames := make([]string, 0, len(unitNode))
@@ -40,7 +40,7 @@ func (s *Series) Bind(spec thermal.Spec, unitNode map[string]string) (*Data, err
 	}
 	slices.Sort(unitNames)
 	fail := func(col, format string, args ...any) error {
-		return &Error{File: s.File, Line: s.Header, Column: strconv.Quote(col), Msg: fmt.Sprintf(format, args...)}
+		return &spec.Error{File: s.File, Line: s.Header, Path: col, Msg: fmt.Sprintf(format, args...)}
 	}
 	rows := len(s.Times)
 	d := &Data{File: s.File, Times: s.Times, Lines: s.Lines, Nodes: nodes, Power: make([][]float64, rows), Temps: make([][]float64, rows)}
@@ -81,7 +81,7 @@ func (s *Series) Bind(spec thermal.Spec, unitNode map[string]string) (*Data, err
 	if d.Ambient == nil {
 		d.Ambient = make([]float64, rows)
 		for i := range d.Ambient {
-			d.Ambient[i] = float64(spec.Ambient)
+			d.Ambient[i] = float64(net.Ambient)
 		}
 	}
 	return d, nil

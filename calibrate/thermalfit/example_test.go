@@ -31,5 +31,5 @@ func ExampleReadSeries() {
 	_, err := thermalfit.ReadSeries("phone.csv", []byte("time_s,power_npu_w,temp_skin_c\n0,2.5,30.1\n2,2.5,30.4\n1,2.5,30.6\n"))
 	fmt.Println(err)
 	// Output:
-	// phone.csv:4: column time_s: time 1 s does not increase (the row before, line 3, is at 2 s); rows must be in strictly increasing time
+	// phone.csv:4: field time_s: time 1 s does not increase (the row before, line 3, is at 2 s); rows must be in strictly increasing time
 }

@@ -1,11 +1,11 @@
 package thermalfit
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/thermal"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
@@ -52,18 +52,18 @@ func (p Param) set(s *thermal.Spec, v float64) {
 	}
 }
 
-// AllParams lists every figure of spec that can be fitted: each node's
+// AllParams lists every figure of net that can be fitted: each node's
 // capacity and resistance to ambient (where it has one), then each link's
 // resistance, in file order.
-func AllParams(spec thermal.Spec) []Param {
+func AllParams(net thermal.Spec) []Param {
 	var ps []Param
-	for i, n := range spec.Nodes {
+	for i, n := range net.Nodes {
 		ps = append(ps, Param{Path: "thermal.nodes." + n.Name + ".capacity", Kind: units.KindHeatCapacity, node: i, link: -1})
 		if n.ToAmbient > 0 {
 			ps = append(ps, Param{Path: "thermal.nodes." + n.Name + ".to_ambient", Kind: units.KindThermalResistance, node: i, link: -1})
 		}
 	}
-	for i := range spec.Links {
+	for i := range net.Links {
 		ps = append(ps, Param{Path: "thermal.links." + strconv.Itoa(i) + ".resistance", Kind: units.KindThermalResistance, node: -1, link: i})
 	}
 	return ps
@@ -74,8 +74,8 @@ func AllParams(spec thermal.Spec) []Param {
 // freely ("c,thermal.links.3.resistance"). The result is in [AllParams]
 // order, each parameter once. Anything else is an error that lists what is
 // allowed.
-func SelectParams(spec thermal.Spec, which []string) ([]Param, error) {
-	all := AllParams(spec)
+func SelectParams(net thermal.Spec, which []string) ([]Param, error) {
+	all := AllParams(net)
 	if len(which) == 0 {
 		return all, nil
 	}
@@ -95,7 +95,7 @@ func SelectParams(spec thermal.Spec, which []string) ([]Param, error) {
 			for i, p := range all {
 				paths[i] = p.Path
 			}
-			return nil, fmt.Errorf("--fit %q: no such parameter; allowed: all, r (every resistance), c (every capacity), or paths: %s", w, strings.Join(paths, ", "))
+			return nil, spec.FieldErrorf("fit", "%q: no such parameter; allowed: all, r (every resistance), c (every capacity), or paths: %s", w, strings.Join(paths, ", "))
 		}
 	}
 	var ps []Param

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -40,29 +41,6 @@ type Channel struct {
 	Name   string
 	Column string
 	Values []float64
-}
-
-// Error is a problem in a series file, located by file, line and column.
-// Its message is one line.
-type Error struct {
-	File   string
-	Line   int    // 1-based; 0 when the whole file
-	Column string // the header of the column; "" when not one column
-	Msg    string // what is wrong and what is allowed
-}
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*Error) UserInput() {}
-
-func (e *Error) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", loc, e.Line)
-	}
-	if e.Column != "" {
-		return fmt.Sprintf("%s: column %s: %s", loc, e.Column, e.Msg)
-	}
-	return loc + ": " + e.Msg
 }
 
 // Allowed lists the column forms a series may have.
@@ -163,11 +141,11 @@ func cut(h, prefix, suffix string) (string, bool) {
 // numbers, one per column. It is strict: an unknown, duplicated or missing
 // column, a cell that is not a finite number (negative for a power or
 // clock), a row of the wrong length, or a time that does not increase is an
-// *Error naming the file, line and column. Names are checked against a chip
+// *spec.Error naming the file, line and column (as its field). Names are checked against a chip
 // only by [Series.Bind].
 func ReadSeries(file string, data []byte) (*Series, error) {
 	fail := func(line int, col, format string, args ...any) error {
-		return &Error{File: file, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+		return &spec.Error{File: file, Line: line, Path: col, Msg: fmt.Sprintf(format, args...)}
 	}
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
 	r.Comment = '#'
@@ -281,7 +259,7 @@ func ReadSeries(file string, data []byte) (*Series, error) {
 	return s, nil
 }
 
-// csvError turns an encoding/csv error into an *Error on one line.
+// csvError turns an encoding/csv error into a *spec.Error on one line.
 func csvError(file string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
@@ -289,7 +267,7 @@ func csvError(file string, err error) error {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
 			msg = "the row does not have one cell per header column"
 		}
-		return &Error{File: file, Line: pe.Line, Msg: msg}
+		return &spec.Error{File: file, Line: pe.Line, Msg: msg}
 	}
-	return &Error{File: file, Msg: err.Error()}
+	return &spec.Error{File: file, Msg: err.Error()}
 }

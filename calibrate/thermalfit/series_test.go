@@ -60,23 +60,23 @@ func TestReadSeriesErrors(t *testing.T) {
 	const head = "time_s,power_npu_w,temp_npu_c\n"
 	for _, c := range []struct{ name, data, want string }{
 		{"empty", "", "x.csv: empty file"},
-		{"unknown column", "time_s,power_npu_w,temp_npu_c,fan_rpm\n0,1,2,3\n", `x.csv:1: column "fan_rpm": unknown column; allowed: time_s (or end_s), power_<unit|node>_w`},
-		{"bad name", "time_s,power_NPU_w,temp_npu_c\n", `column "power_NPU_w": unknown column`},
-		{"twice", "time_s,power_npu_w,temp_npu_c,temp_npu_c\n", `x.csv:1: column "temp_npu_c": column given twice`},
-		{"time twice", "time_s,end_s,power_npu_w,temp_npu_c\n", `column "end_s": column given twice`},
-		{"clock twice", "time_s,power_npu_w,temp_npu_c,clock_npu_hz,clock_npu_ghz\n", `column "clock_npu_ghz": column given twice`},
+		{"unknown column", "time_s,power_npu_w,temp_npu_c,fan_rpm\n0,1,2,3\n", `x.csv:1: field "fan_rpm": unknown column; allowed: time_s (or end_s), power_<unit|node>_w`},
+		{"bad name", "time_s,power_NPU_w,temp_npu_c\n", `field "power_NPU_w": unknown column`},
+		{"twice", "time_s,power_npu_w,temp_npu_c,temp_npu_c\n", `x.csv:1: field "temp_npu_c": column given twice`},
+		{"time twice", "time_s,end_s,power_npu_w,temp_npu_c\n", `field "end_s": column given twice`},
+		{"clock twice", "time_s,power_npu_w,temp_npu_c,clock_npu_hz,clock_npu_ghz\n", `field "clock_npu_ghz": column given twice`},
 		{"no time", "power_npu_w,temp_npu_c\n0,1\n", "x.csv:1: no time column: give time_s"},
 		{"no power", "time_s,power_w,temp_npu_c\n0,1,2\n", "x.csv:1: no power_<unit|node>_w column"},
 		{"no temp", "time_s,power_npu_w\n0,1\n", "x.csv:1: no temp_<node>_c column"},
-		{"not a number", head + "0,1,25\n1,x,26\n", `x.csv:3: column power_npu_w: "x" is not a finite number`},
-		{"empty cell", head + "0,1,25\n1,,26\n", `x.csv:3: column power_npu_w: "" is not a finite number`},
-		{"NaN", head + "0,1,NaN\n", `x.csv:2: column temp_npu_c: "NaN" is not a finite number`},
-		{"infinite", head + "0,1,25\n1,1,+Inf\n", `x.csv:3: column temp_npu_c: "+Inf" is not a finite number`},
-		{"time equal", head + "0,1,25\n0,1,26\n", "x.csv:3: column time_s: time 0 s does not increase (the row before, line 2, is at 0 s)"},
-		{"time back", head + "0,1,25\n2,1,25\n1,1,26\n", "x.csv:4: column time_s: time 1 s does not increase"},
-		{"negative power", head + "0,-1,25\n", "x.csv:2: column power_npu_w: power -1 W is negative"},
-		{"negative total power", "time_s,power_npu_w,temp_npu_c,power_w\n0,1,25,1\n1,1,26,-2\n", "x.csv:3: column power_w: total power -2 W is negative"},
-		{"below absolute zero", head + "0,1,-300\n", "x.csv:2: column temp_npu_c: -300 °C is below absolute zero"},
+		{"not a number", head + "0,1,25\n1,x,26\n", `x.csv:3: field power_npu_w: "x" is not a finite number`},
+		{"empty cell", head + "0,1,25\n1,,26\n", `x.csv:3: field power_npu_w: "" is not a finite number`},
+		{"NaN", head + "0,1,NaN\n", `x.csv:2: field temp_npu_c: "NaN" is not a finite number`},
+		{"infinite", head + "0,1,25\n1,1,+Inf\n", `x.csv:3: field temp_npu_c: "+Inf" is not a finite number`},
+		{"time equal", head + "0,1,25\n0,1,26\n", "x.csv:3: field time_s: time 0 s does not increase (the row before, line 2, is at 0 s)"},
+		{"time back", head + "0,1,25\n2,1,25\n1,1,26\n", "x.csv:4: field time_s: time 1 s does not increase"},
+		{"negative power", head + "0,-1,25\n", "x.csv:2: field power_npu_w: power -1 W is negative"},
+		{"negative total power", "time_s,power_npu_w,temp_npu_c,power_w\n0,1,25,1\n1,1,26,-2\n", "x.csv:3: field power_w: total power -2 W is negative"},
+		{"below absolute zero", head + "0,1,-300\n", "x.csv:2: field temp_npu_c: -300 °C is below absolute zero"},
 		{"short row", head + "0,1\n", "x.csv:2: the row does not have one cell per header column"},
 		{"one row", head + "0,1,25\n", "x.csv: 1 data rows: a series needs at least two"},
 		{"quote", head + "0,\"1,25\n", "x.csv:2:"},
@@ -97,9 +97,9 @@ func TestBindErrors(t *testing.T) {
 	spec := thermal.PhoneDefault()
 	units := map[string]string{"npu": "npu", "dsp": "package", "dram": "package"}
 	for _, c := range []struct{ name, header, want string }{
-		{"unknown power", "time_s,power_modem_w,temp_npu_c", `x.csv:1: column "power_modem_w": no node or unit "modem"; nodes: npu, cpu, gpu, package, board, skin; units: dram, dsp, npu`},
-		{"unknown sensor", "time_s,power_npu_w,temp_battery_c", `x.csv:1: column "temp_battery_c": no node "battery"`},
-		{"clock of a node", "time_s,power_npu_w,temp_npu_c,clock_board_hz", `x.csv:1: column "clock_board_hz": no unit "board"; units: dram, dsp, npu`},
+		{"unknown power", "time_s,power_modem_w,temp_npu_c", `x.csv:1: field power_modem_w: no node or unit "modem"; nodes: npu, cpu, gpu, package, board, skin; units: dram, dsp, npu`},
+		{"unknown sensor", "time_s,power_npu_w,temp_battery_c", `x.csv:1: field temp_battery_c: no node "battery"`},
+		{"clock of a node", "time_s,power_npu_w,temp_npu_c,clock_board_hz", `x.csv:1: field clock_board_hz: no unit "board"; units: dram, dsp, npu`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cells := strings.Count(c.header, ",") + 1

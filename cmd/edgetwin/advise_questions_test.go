@@ -88,7 +88,7 @@ func TestAdviseQuestionsBadInput(t *testing.T) {
 		{[]string{"--soc", "seed-c", "--kv", "0B"}, "is not a KV size"},
 		{[]string{"--soc", "seed-c", "--sustained", "-5m"}, "--sustained"},
 		{[]string{"--soc", "seed-c", "--quant", "Q5_9"}, "Q5_9"},
-		{[]string{"--soc", "seed-c", "--depth", "100"}, "leave out --depth"},
+		{[]string{"--soc", "seed-c", "--depth", "100"}, "--depth is not allowed: the questions size their own contexts"},
 	} {
 		code, _, errOut := advise(append([]string{"questions"}, tc.args...)...)
 		if code != exitBadInput || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {

@@ -144,7 +144,7 @@ func TestAdviseBadExpressions(t *testing.T) {
 		{[]string{"--format", "csv"}, []string{`--format "csv" is not allowed: use table or json`}},
 		{[]string{"--candidates", "seed-a,,seed-b"}, []string{"empty entry"}},
 		{[]string{"--candidates", "seed-a,seed-a"}, []string{"--candidates lists seed-a twice"}},
-		{[]string{"--candidates", "seed-a,seed-z"}, []string{`no catalog chip "seed-z"`}},
+		{[]string{"--candidates", "seed-a,seed-z"}, []string{`--candidates "seed-z": no catalog chip`}},
 		{[]string{"--soc", "seed-a"}, []string{"--candidates"}},
 		{[]string{"--what-if", "memory.dram.speed=1"}, []string{"--what-if", "unknown path"}},
 		{[]string{"--what-if", "memory.dram.bandwidth"}, []string{"not PATH=VALUE"}},

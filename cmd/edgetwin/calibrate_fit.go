@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -69,8 +68,7 @@ func paramList(s string) []string {
 // calibrationErr classifies an error of fit or validate: the user's input
 // (records naming chips or models that do not load, nothing usable) or not.
 func calibrationErr(err error) error {
-	var ie *sim.InputError
-	if calibrate.IsInputError(err) || spec.IsSpecError(err) || errors.As(err, &ie) {
+	if spec.IsSpecError(err) {
 		return inputErr(err)
 	}
 	return err

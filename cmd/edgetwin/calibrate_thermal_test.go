@@ -72,7 +72,7 @@ func TestCalibrateThermalBadInput(t *testing.T) {
 	}{
 		{[]string{good, "-o", out}, "needs --soc"},
 		{[]string{good, "--soc", "seed-c"}, "needs --soc"},
-		{[]string{bad, "--soc", "seed-c", "-o", out}, `bad.csv:1: column "fan_rpm": unknown column; allowed:`},
+		{[]string{bad, "--soc", "seed-c", "-o", out}, `bad.csv:1: field "fan_rpm": unknown column; allowed:`},
 		{[]string{filepath.Join(dir, "none.csv"), "--soc", "seed-c", "-o", out}, "none.csv: cannot read series file: no such file"},
 		{[]string{good, "--soc", "seed-c", "-o", out, "--fit", "thermal.nodes.npu.mass"}, `--fit "thermal.nodes.npu.mass": no such parameter; allowed: all, r`},
 		{[]string{good, "--soc", "seed-c", "-o", out, "--format", "csv"}, "use table or json"},

@@ -192,7 +192,7 @@ func TestCompareBadInputExits2(t *testing.T) {
 		{[]string{"--soc", "seed-a,,seed-b"}, "empty entry"},
 		{[]string{"--soc", "seed-a,"}, "empty entry"},
 		{[]string{"--soc", "seed-a,seed-a"}, "--soc lists seed-a twice"},
-		{[]string{"--soc", "seed-a,seed-z"}, `no catalog chip "seed-z"`},
+		{[]string{"--soc", "seed-a,seed-z"}, `--soc "seed-z": no catalog chip`},
 		{[]string{"--soc", "seed-a,missing/chip.yaml"}, "missing/chip.yaml"},
 		{[]string{"--soc", "seed-a,seed-b", "--format", "xml"}, `--format "xml"`},
 		{[]string{"--soc", "seed-a,seed-b", "--plot", "cmp.gif"}, "use .png, .svg or .pdf"},

@@ -63,7 +63,7 @@ first scenario (or the single prompt without one). Questions are ids —
 				return inputErr(err)
 			}
 			if err := reports.CheckBundleDir(out); err != nil {
-				return inputErr(err)
+				return inputErr(fmt.Errorf("-o %w", err))
 			}
 			p, err := review.Prepare(f)
 			if err != nil {

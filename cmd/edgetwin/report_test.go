@@ -110,7 +110,7 @@ func TestReportBadInput(t *testing.T) {
 		{"no out", []string{"report", "--config", good}, "-o DIR is required"},
 		{"missing file", []string{"report", "--config", filepath.Join(dir, "nope.yaml"), "-o", out}, "nope.yaml: cannot read review file: no such file"},
 		{"not a report folder", []string{"report", "--config", good, "-o", photos}, "holds files but no earlier report"},
-		{"unknown chip", []string{"report", "--config", writeReview(t, strings.Replace(tinyReview, "seed-c]", "seed-z]", 1)), "-o", out}, "review.yaml:2:17: field chips.1: no catalog chip \"seed-z\""},
+		{"unknown chip", []string{"report", "--config", writeReview(t, strings.Replace(tinyReview, "seed-c]", "seed-z]", 1)), "-o", out}, "review.yaml:2:17: field chips.1: \"seed-z\": no catalog chip"},
 		{"unknown key in a requirement", []string{"report", "--config", writeReview(t, strings.Replace(tinyReview, "'ttft_s < 2'", "'ttft < 2'", 1)), "-o", out}, "review.yaml:8:16: field requirements.0:"},
 		{"bad objective", []string{"report", "--config", writeReview(t, tinyReview+"maximize: decode.speed\n"), "-o", out}, "review.yaml:10:11: field maximize: \"decode.speed\": unknown name"},
 		{"nothing runs", []string{"report", "--config", writeReview(t, strings.Replace(tinyReview, ", prompt=64", "", 1)), "-o", out}, "review.yaml:3:10: field models.0: no chip ran llama-3.2-1b Q4_0, sustained, 10 s; the first, seed-c: scenario sustained: a prompt of 512 tokens leaves nothing to decode"},

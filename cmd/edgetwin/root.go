@@ -12,7 +12,6 @@ import (
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/internal/suggest"
-	"github.com/edgetwin/edgetwin/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -79,14 +78,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // flagged is err's message on the command line: a setting a package below
-// cmd names by its field (sim.InputError's Field: "draft.len", "what_if")
+// cmd names by its field (spec.Error's Field: "draft.len", "what_if")
 // is named by the flag that gives it (--draft-len, --what-if), the field
 // path with its dots and underscores as dashes, as every such flag is
 // spelled.
 func flagged(err error) string {
 	msg := err.Error()
-	var ie *sim.InputError
-	if errors.As(err, &ie) && ie.Field != "" {
+	var ie *spec.Error
+	if errors.As(err, &ie) && ie.Field != "" && ie.File == "" {
 		msg = strings.Replace(msg, ie.Error(), ie.Named("--"+strings.NewReplacer(".", "-", "_", "-").Replace(ie.Field)), 1)
 	}
 	return msg

@@ -84,7 +84,7 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 // that chose them.
 func setPrefix(err error, prefix string) error {
 	var e *spec.Error
-	if errors.As(err, &e) && e.File == "--set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
+	if errors.As(err, &e) && e.File == "" && e.Field == "set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
 		c := *e
 		c.Path = prefix + e.Path
 		return &c
@@ -231,6 +231,28 @@ DRAM and L3 behaviour and where the time went.`,
 				defer trace.Close()
 				cfg.Trace = trace.Trace
 			}
+			// So do the series and the power trace: the run keeps no
+			// series of its own.
+			var series *reports.SeriesFile
+			var ptrace *reports.HotSpotFile
+			var sinks []sim.SeriesSink
+			if seriesPath != "" {
+				if series, err = reports.CreateSeries(seriesPath); err != nil {
+					return outputErr("--series", seriesPath, err)
+				}
+				defer series.Abort()
+				sinks = append(sinks, series)
+			}
+			if ptracePath != "" {
+				if ptrace, err = reports.CreateHotSpot(ptracePath); err != nil {
+					return outputErr("--ptrace", ptracePath, err)
+				}
+				defer ptrace.Close()
+				sinks = append(sinks, ptrace)
+			}
+			if len(sinks) > 0 {
+				cfg.Series = sim.MultiSeriesSink(sinks...)
+			}
 			r, err := sim.Run(cmd.Context(), cfg)
 			if err != nil {
 				return err
@@ -245,19 +267,19 @@ DRAM and L3 behaviour and where the time went.`,
 					return fmt.Errorf("--trace %s: %w", tracePath, err)
 				}
 			}
-			if seriesPath != "" {
-				if err := reports.WriteSeries(seriesPath, r.Series); err != nil {
+			if series != nil {
+				if err := series.Commit(); err != nil {
 					return fmt.Errorf("--series %s: %w", seriesPath, err)
 				}
 			}
-			if ptracePath != "" {
+			if ptrace != nil {
 				var net *thermal.Network
 				if spec := cfg.Chip.Thermal; spec != nil {
 					if net, err = thermal.Compile(*spec); err != nil {
 						return fmt.Errorf("--ptrace %s: %w", ptracePath, err)
 					}
 				}
-				if err := reports.WriteHotSpot(ptracePath, r.Series, net); err != nil {
+				if err := ptrace.Commit(net); err != nil {
 					return fmt.Errorf("--ptrace %s: %w", ptracePath, err)
 				}
 			}
@@ -285,7 +307,7 @@ func (f *runFlags) draftConfig() (*sim.Draft, error) {
 	}
 	m, err := workloads.LoadModel(f.draft, nil)
 	if err != nil {
-		return nil, inputErrorf("%s", strings.Replace(err.Error(), "--model", "--draft", 1))
+		return nil, inputErr(spec.Refield(err, "model", "draft"))
 	}
 	d := &sim.Draft{Model: m}
 	if changed("draft-len") {

@@ -125,7 +125,7 @@ func TestSweepExpressionErrorsExit2(t *testing.T) {
 		{[]string{"--require", "ttft < 1"}, "unknown name ttft; did you mean ttft_cold_s, ttft_s"},
 		{[]string{"--require", "ttft_s"}, "is a number, not a condition"},
 		{[]string{"--require", "ttft_s <"}, "syntax error"},
-		{[]string{"--require", "vary.kv > 1"}, "(names are the keys of edgetwin simulate --format json, and the varied fields under vary.: vary.memory.l3.size, vary.memory.dram.bandwidth)"},
+		{[]string{"--require", "vary.kv > 1"}, "(names are the keys of the simulate result, as its JSON prints them, and the varied fields under vary.: vary.memory.l3.size, vary.memory.dram.bandwidth)"},
 		{[]string{"--pareto", "min:ttft_s"}, "give two or three"},
 		{[]string{"--pareto", "min:ttft_s,decode.tokens_per_s"}, "each objective starts with min: or max:"},
 		{[]string{"--pareto", "min:ttft_s,max:ttft_s > 1"}, "not a number"},

@@ -90,8 +90,8 @@ func TestSweepResumeRefuses(t *testing.T) {
 		args          []string
 		want          string
 	}{
-		{"other flags", string(good), []string{"--gen", "8"}, "was written by another sweep: their other flags differ"},
-		{"other ranges", string(good), []string{"--vary", "ctx=64,128"}, "was written by another sweep: --vary"},
+		{"other flags", string(good), []string{"--gen", "8"}, "was written by another sweep: their other settings differ"},
+		{"other ranges", string(good), []string{"--vary", "ctx=64,128"}, "was written by another sweep: vary"},
 		{"other shard", string(good), []string{"--shard", "1/2"}, "holds shard 0/1, not 1/2"},
 		{"damaged", damaged, nil, "run.jsonl:3: not a JSON object, and not the last line"},
 		{"out of order", swapped, nil, "run.jsonl:2: point 1 where the run writes point 0"},

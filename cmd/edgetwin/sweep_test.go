@@ -300,7 +300,7 @@ func TestSweepMergeRefuses(t *testing.T) {
 		{parts[:2], "4 points are missing (2, 5, 8, 11) of 12; shard 2/3 holds point 2"},
 		{[]string{parts[0], parts[1], parts[2], dup}, "point 1 is present twice"},
 		{[]string{parts[0], parts[1], parts[1]}, "is given twice"},
-		{[]string{parts[0], parts[1], other[2]}, "parts of different sweeps: their other flags differ"},
+		{[]string{parts[0], parts[1], other[2]}, "parts of different sweeps: their other settings differ"},
 	} {
 		code, out, errs := edgetwin(append([]string{"sweep", "merge"}, tc.parts...)...)
 		expectBadInput(t, tc.parts, code, out, errs, tc.want)
@@ -316,9 +316,9 @@ func TestSweepShardBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--shard", "4/4"}, `--shard "4/4" is not allowed: use --shard I/N with 0 ≤ I < N`},
+		{[]string{"--shard", "4/4"}, `--shard "4/4" is not allowed: use I/N with 0 ≤ I < N`},
 		{[]string{"--shard", "x"}, `--shard "x" is not allowed`},
-		{[]string{"--shard", "0/2", "--shards", "2"}, "--shards 2 goes with --shard auto"},
+		{[]string{"--shard", "0/2", "--shards", "2"}, "--shards 2 goes with shard auto"},
 		{[]string{"--shard", "0/2", "--format", "csv"}, "a shard (--shard) writes JSON Lines"},
 		{[]string{"--shard", "0/2", "--plot", "x.png"}, "give --plot to edgetwin sweep merge"},
 		{[]string{"--format", "xml"}, "use table, json, csv or jsonl"},

@@ -2,7 +2,6 @@ package spec
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -21,7 +20,7 @@ type Catalog struct {
 	Files fs.FS  // holds Dir/<id>.yaml
 	Dir   string // the folder inside Files
 	Kind  string // what an entry is, for messages: "chip", "model", "policy"
-	Flag  string // the flag a reference comes from, for messages: "--soc"
+	Field string // the setting a reference is given to, for errors: "soc"
 }
 
 // IDs lists the catalog's ids, sorted.
@@ -49,14 +48,14 @@ func (c Catalog) Open(ref string) (file string, data []byte, isID bool, err erro
 		return ref + ".yaml", data, true, nil
 	}
 	if !strings.ContainsAny(ref, "/.") {
-		return "", nil, false, UnknownID(c.Flag, c.Kind, ref, c.IDs())
+		return "", nil, false, UnknownID(c.Field, c.Kind, ref, c.IDs())
 	}
 	data, err = ReadFile(ref, c.Kind)
 	if _, statErr := os.Stat(ref); errors.Is(statErr, fs.ErrNotExist) && !strings.ContainsRune(ref, '/') {
 		// "llama3.2-1b" has a dot, so it was read as a file; say which
 		// id it is near, if one is.
 		if hint := nearID(ref, c.IDs()); hint != "" {
-			return ref, nil, false, &Error{File: c.Flag, Msg: fmt.Sprintf("%q is no catalog %s and no file; %s", ref, c.Kind, strings.TrimSuffix(hint, " "))}
+			return ref, nil, false, FieldErrorf(c.Field, "%q is no catalog %s and no file; %s", ref, c.Kind, strings.TrimSuffix(hint, " "))
 		}
 	}
 	return ref, data, false, err
@@ -103,10 +102,10 @@ func Relative(dir, ref string, ids []string) string {
 	return filepath.Join(dir, ref)
 }
 
-// UnknownID is the error for a catalog id that is not one, given with
-// flag: the nearest ids as a hint, then all of them.
-func UnknownID(flag, kind, ref string, ids []string) *Error {
-	return &Error{File: flag, Msg: fmt.Sprintf("no catalog %s %q; %sknown: %s (or give a file)", kind, ref, nearID(ref, ids), strings.Join(ids, ", "))}
+// UnknownID is the error for a catalog id that is not one, given to the
+// setting field: the nearest ids as a hint, then all of them.
+func UnknownID(field, kind, ref string, ids []string) *Error {
+	return FieldErrorf(field, "%q: no catalog %s; %sknown: %s (or give a file)", ref, kind, nearID(ref, ids), strings.Join(ids, ", "))
 }
 
 // nearID is "did you mean ID? " for the ids a typo away from ref, or "".

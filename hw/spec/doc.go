@@ -5,7 +5,7 @@
 // value keeps its origin:
 //
 //	doc, err := spec.Parse("phone.yaml", data)   // syntax, binary files, duplicate keys
-//	err = doc.Set("memory.dram.bandwidth", "80 GB/s", &soc) // --set overrides
+//	err = doc.Set("memory.dram.bandwidth", "80 GB/s", &soc, spec.SetOrigin) // overrides
 //	doc.Default("memory.l3.ways", "12", "assumed")          // documented defaults
 //	err = doc.Decode(&soc)                                  // strict: types, units, required fields
 //
@@ -19,12 +19,20 @@
 //
 // Every error is an [*Error] and prints on one line as
 //
-//	phone.yaml:7: field memory.l3.ways: "twelve" is not an integer
+//	phone.yaml:7:9: field memory.l3.ways: "twelve" is not an integer
+//
+// It is the one error for bad input across edgetwin, whatever the language
+// (chip and model files, records, series, expressions, a run's settings):
+// a value given directly rather than in a file is located by its setting
+// (Error.Field: "set", "soc", "threads"), which a front end names as its
+// user knows it — the CLI by the flag. No package below the CLI names a
+// flag.
 //
 // List entries that have a `name` are addressed by it in paths
 // (units.npu.peak.int8), as `--set` and provenance write them.
 //
 // Provenance walks the tree and reports, for every leaf value, where it came
 // from: a citation from the document's own `sources` map, "assumed" for a
-// default, "--set" for an override, or file:line.
+// default, SetOrigin ("--set") for an override given directly, or
+// file:line.
 package spec

@@ -152,7 +152,7 @@ func (d *Doc) checkTree(n *yaml.Node, path string, depth int) error {
 // errAt builds an Error located at node n.
 func (d *Doc) errAt(n *yaml.Node, path, msg string) *Error {
 	if o, ok := d.origin[n]; ok {
-		return &Error{File: o, Path: path, Msg: msg}
+		return originError(o, path, msg)
 	}
 	return &Error{File: d.File, Line: n.Line, Column: n.Column, Path: path, Msg: msg}
 }

@@ -14,7 +14,7 @@ import (
 // replacing what is there, as `--set PATH=VALUE` does. target is a pointer
 // to the struct the document will decode into; a path that struct does not
 // have is an error that lists what is allowed. origin says where the value
-// came from in errors and provenance ("--set", "calibrated:fit.yaml").
+// came from in errors and provenance (SetOrigin, "calibrated:fit.yaml").
 func (d *Doc) Set(path, value string, target any, origin string) error {
 	return d.put(path, value, target, origin, true)
 }
@@ -26,7 +26,7 @@ func (d *Doc) Default(path, value string, target any, source string) error {
 }
 
 func (d *Doc) put(path, value string, target any, origin string, overwrite bool) error {
-	fail := func(msg string) error { return &Error{File: origin, Path: path, Msg: msg} }
+	fail := func(msg string) error { return originError(origin, path, msg) }
 	if strings.TrimSpace(value) == "" {
 		return fail("empty value")
 	}
@@ -254,27 +254,42 @@ func (d *Doc) Append(path, value, origin string) error {
 	}
 	n, ok := parseValue(value)
 	if !ok {
-		return &Error{File: origin, Path: path, Msg: fmt.Sprintf("%q is not a valid value", value)}
+		return originError(origin, path, fmt.Sprintf("%q is not a valid value", value))
 	}
 	d.markOrigin(n, origin)
 	list.Content = append(list.Content, n)
 	return nil
 }
 
-// Override is one `--set PATH=VALUE`, or a calibrated value, to apply to a
-// document before defaults; Origin is how errors and provenance name it.
+// Override is one PATH=VALUE given directly (the CLI's `--set`), or a
+// calibrated value, to apply to a document before defaults; Origin is how
+// errors and provenance name it.
 type Override struct {
 	Path, Value, Origin string
 }
 
-// ParseOverride reads "PATH=VALUE" as given to --set.
+// SetOrigin is the origin of an override given directly: provenance
+// reports it as the source "--set", as the CLI's users know it, and errors
+// name it as the setting "set" (Error.Field), for a front end to name.
+const SetOrigin = "--set"
+
+// originError is msg about the value at path, located by origin: the
+// setting "set" for SetOrigin, else origin as the place it came from.
+func originError(origin, path, msg string) *Error {
+	if origin == SetOrigin {
+		return &Error{Field: "set", Path: path, Msg: msg}
+	}
+	return &Error{File: origin, Path: path, Msg: msg}
+}
+
+// ParseOverride reads "PATH=VALUE", an override given directly.
 func ParseOverride(s string) (Override, error) {
 	path, value, ok := strings.Cut(s, "=")
 	path, value = strings.TrimSpace(path), strings.TrimSpace(value)
 	if !ok || path == "" || value == "" {
-		return Override{}, &Error{File: "--set", Msg: fmt.Sprintf("%q is not PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s)", s)}
+		return Override{}, FieldErrorf("set", "%q is not PATH=VALUE (e.g. memory.dram.bandwidth=80GB/s)", s)
 	}
-	return Override{Path: path, Value: value, Origin: "--set"}, nil
+	return Override{Path: path, Value: value, Origin: SetOrigin}, nil
 }
 
 // Apply sets every override on the document, for a target of out's type.

@@ -6,29 +6,76 @@ import (
 	"strings"
 )
 
-// Error is a problem in a spec, located by file, line, column and field
-// path. Its message is one line, "file:line:column: field path: what is
-// wrong", as compilers write them, so editors jump to it.
+// Error is the one error for bad input, whatever its language: a problem
+// located by file, line, column and field path, or, for a value given
+// directly rather than in a file, by the setting it was given to. Its
+// message is one line, "file:line:column: field path: what is wrong", as
+// compilers write them, so editors jump to it.
 type Error struct {
-	File   string // the file, or "--set" for an override
+	File   string // the file; "" for a value given directly
 	Line   int    // 1-based; 0 when unknown
 	Column int    // 1-based, where the field or value starts; 0 when unknown
-	Path   string // dotted field path; "" for the whole document
-	Msg    string // what is wrong and what is allowed
+	// Field is the setting a value given directly came from, when no file
+	// did: a lower-case path such as "set", "soc", "threads" or
+	// "draft.len". A front end names it as its user knows it (the CLI by
+	// its flag: Named).
+	Field string
+	Path  string // dotted field path inside the value; "" for the whole of it
+	Msg   string // what is wrong and what is allowed
+	err   error  // what it wraps, from Errorf's %w
 }
 
-func (e *Error) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", loc, e.Line)
-		if e.Column > 0 {
-			loc = fmt.Sprintf("%s:%d", loc, e.Column)
+func (e *Error) Error() string { return e.Named(e.Field) }
+
+// Named is the message with the setting called name (a flag, a key of a
+// file) where it says Field; the error's own file and line when it has a
+// file. A message about the setting's value starts with that value
+// ("0 is not allowed: …", "\"x\": no catalog chip"), and one that starts
+// with a colon is joined to the name without a space.
+func (e *Error) Named(name string) string {
+	loc := ""
+	switch {
+	case e.File == "" && e.Field != "":
+		loc = name
+	case e.File != "":
+		loc = e.File
+		if e.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", loc, e.Line)
+			if e.Column > 0 {
+				loc = fmt.Sprintf("%s:%d", loc, e.Column)
+			}
 		}
 	}
-	if e.Path != "" {
+	switch {
+	case e.Path != "" && loc != "":
 		return fmt.Sprintf("%s: field %s: %s", loc, e.Path, e.Msg)
+	case e.Path != "":
+		return fmt.Sprintf("field %s: %s", e.Path, e.Msg)
+	case loc == "":
+		return strings.TrimPrefix(e.Msg, ": ")
+	case e.File != "":
+		return loc + ": " + e.Msg
+	case strings.HasPrefix(e.Msg, ":"):
+		return loc + e.Msg
 	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
+	return loc + " " + e.Msg
+}
+
+// Unwrap is the error Errorf wrapped with %w, if any.
+func (e *Error) Unwrap() error { return e.err }
+
+// FieldErrorf is an Error in the setting field (see Error.Field).
+func FieldErrorf(field, format string, args ...any) *Error {
+	e := Errorf(format, args...)
+	e.Field = field
+	return e
+}
+
+// Errorf is an Error with no location (the caller's message says what is
+// wrong). A %w verb wraps its error, so errors.Is finds a sentinel.
+func Errorf(format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Msg: err.Error(), err: errors.Unwrap(err)}
 }
 
 // IsSpecError reports whether err is, or wraps, an *Error: a problem with
@@ -56,19 +103,33 @@ func IsUserInput(err error) bool {
 // UserInput marks a spec error as the user's input.
 func (*Error) UserInput() {}
 
-// Unflagged is err's message with the location of a spec error at a flag
-// left out ("--set: field memory.l3.sise: …" becomes "field
+// Bare is err's message with the setting of an Error about a value given
+// directly left out ("field memory.l3.sise: …" rather than "set: field
 // memory.l3.sise: …"): for a front end that took the value from somewhere
-// else (a review file's entry, a sweep's --vary) and names that place
+// else (a review file's entry, a sweep's vary range) and names that place
 // itself.
-func Unflagged(err error) string {
+func Bare(err error) string {
 	var se *Error
-	if !errors.As(err, &se) || !strings.HasPrefix(se.File, "--") {
+	if !errors.As(err, &se) || se.File != "" || se.Field == "" {
 		return err.Error()
 	}
 	bare := *se
-	bare.File, bare.Line, bare.Column = "", 0, 0
-	return strings.Replace(err.Error(), se.Error(), strings.TrimPrefix(bare.Error(), ": "), 1)
+	bare.Field = ""
+	return strings.Replace(err.Error(), se.Error(), bare.Error(), 1)
+}
+
+// Refield is err with the setting from, when it names one, renamed to:
+// for a caller that took the value under another setting (a chip given
+// as a candidate, a model as the draft). An error whose wrappers add to
+// the message is left as it is.
+func Refield(err error, from, to string) error {
+	var se *Error
+	if !errors.As(err, &se) || se.File != "" || se.Field != from || err.Error() != se.Error() {
+		return err
+	}
+	e := *se
+	e.Field = to
+	return &e
 }
 
 // OneLine folds a message onto one line (its runs of white space, line

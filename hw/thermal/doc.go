@@ -71,7 +71,7 @@
 //
 // # Errors
 //
-// Problems in a spec are returned as [*FieldError] with the dotted field
+// Problems in a spec are returned as [*spec.Error] with the dotted field
 // path (thermal.links.2.b, governor.trips.0.node) for the loader to turn
 // into file:line messages. Programming errors — a state of the wrong length,
 // a negative step — panic.

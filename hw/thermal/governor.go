@@ -307,7 +307,7 @@ func entry(name string, i int) string {
 // NewGovernor builds the governor gs describes for network net and the
 // units in opps (relative power per OPP, lowest first; every unit a trip or
 // the budget names must have a table, "dram" included when it is capped).
-// Errors are *FieldError.
+// Errors are *spec.Error.
 func NewGovernor(gs GovernorSpec, net *Network, opps OPPPower) (Governor, error) {
 	if err := gs.Validate(); err != nil {
 		return nil, err

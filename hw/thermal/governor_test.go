@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -282,9 +283,9 @@ func TestNewGovernorErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewGovernor(tc.gs, net, tc.opps)
-			var fe *FieldError
+			var fe *spec.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("NewGovernor = %v, want a *FieldError at %s", err, tc.path)
+				t.Fatalf("NewGovernor = %v, want a *spec.Error at %s", err, tc.path)
 			}
 			if fe.Path != tc.path || !strings.Contains(fe.Msg, tc.msg) {
 				t.Errorf("NewGovernor: %q at %q, want %q at %q", fe.Msg, fe.Path, tc.msg, tc.path)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -89,7 +90,7 @@ func Compile(s Spec) (*Network, error) {
 		// Validate guarantees a path to ambient, so G is positive definite;
 		// this only trips on conductances so far apart that the smallest
 		// eigenvalue is lost to rounding.
-		return nil, &FieldError{Path: "thermal", Msg: fmt.Sprintf("network is numerically singular (smallest rate %g/s): resistances or capacities span too many orders of magnitude", net.lambda[0])}
+		return nil, &spec.Error{Path: "thermal", Msg: fmt.Sprintf("network is numerically singular (smallest rate %g/s): resistances or capacities span too many orders of magnitude", net.lambda[0])}
 	}
 	var v mat.Dense
 	eig.VectorsTo(&v)

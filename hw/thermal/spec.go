@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 )
 
@@ -63,25 +64,15 @@ type Link struct {
 	Resistance units.KelvinPerWatt `yaml:"resistance" spec:"required"`
 }
 
-// FieldError is a problem in a Spec or GovernorSpec, located by its dotted
-// field path in the chip file: list entries that have a name are addressed
-// by it (thermal.nodes.skin.capacity), the others by index
-// (thermal.links.2.b), as hw/spec addresses them. Paths of a Spec start at
-// "thermal", those of a GovernorSpec at "governor"; a caller that nests them
-// elsewhere rewrites that first segment, and adds file and line with
-// spec.Doc.Errorf(e.Path, "%s", e.Msg).
-type FieldError struct {
-	Path string // dotted field path
-	Msg  string // what is wrong and what is allowed
-}
-
-func (e *FieldError) Error() string { return "field " + e.Path + ": " + e.Msg }
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*FieldError) UserInput() {}
-
-func fieldErr(path, format string, args ...any) *FieldError {
-	return &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
+// fieldErr is a problem in a Spec or GovernorSpec, as a *spec.Error
+// located by its dotted field path in the chip file: list entries that
+// have a name are addressed by it (thermal.nodes.skin.capacity), the
+// others by index (thermal.links.2.b), as hw/spec addresses them. Paths of
+// a Spec start at "thermal", those of a GovernorSpec at "governor"; a
+// caller that nests them elsewhere rewrites that first segment, and adds
+// file and line with spec.Doc.Errorf(e.Path, "%s", e.Msg).
+func fieldErr(path, format string, args ...any) *spec.Error {
+	return &spec.Error{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
 var nodeName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
@@ -91,7 +82,7 @@ var nodeName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 // resistances, links between two different known nodes (one link per pair),
 // and a path from every node to ambient — without one, a heated node has
 // nowhere to put its heat and its temperature grows without bound. It
-// returns the first problem as a *FieldError.
+// returns the first problem as a *spec.Error.
 func (s Spec) Validate() error {
 	const root = "thermal"
 	if !finite(float64(s.Ambient)) {

@@ -62,9 +62,9 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			var fe *FieldError
+			var fe *spec.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("Validate() = %v, want a *FieldError at %s", err, tc.path)
+				t.Fatalf("Validate() = %v, want a *spec.Error at %s", err, tc.path)
 			}
 			if fe.Path != tc.path || !strings.Contains(fe.Msg, tc.msg) {
 				t.Errorf("Validate() = %q at %q, want %q in a message at %q", fe.Msg, fe.Path, tc.msg, tc.path)
@@ -134,7 +134,7 @@ governor:
 	}
 	// A FieldError's path finds its line in the document.
 	chip.Thermal.Links[0].B = "cpu"
-	var fe *FieldError
+	var fe *spec.Error
 	if !errors.As(chip.Thermal.Validate(), &fe) {
 		t.Fatal("Validate accepted an unknown link node")
 	}

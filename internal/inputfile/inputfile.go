@@ -98,16 +98,15 @@ func (f *File) Close() error { return f.f.Close() }
 // Name is the path the file was opened as.
 func (f *File) Name() string { return f.path }
 
-// Error is an input file that cannot be read: which, and why.
+// Error is an input file that cannot be read: which, and why. It is the
+// reason only: hw/spec.FileError makes it the user's input error, named
+// by the kind of file.
 type Error struct {
 	Path   string
 	Reason string // "a named pipe, not a regular file; …", "no such file", …
 }
 
 func (e *Error) Error() string { return e.Path + ": " + e.Reason }
-
-// UserInput marks it as the user's input (hw/spec.UserInput): exit 2.
-func (*Error) UserInput() {}
 
 func tooLarge(path string, max int64) error {
 	return &Error{path, "larger than " + size(max) + ", the most edgetwin reads from such a file"}
