@@ -130,13 +130,18 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 		return nil, err
 	}
 	// Figures derived from others are written back into the document so
-	// provenance shows them, and the chip decodes once more.
-	if err := derive(doc, &s); err != nil {
+	// provenance shows them, and decode where they were written. Should
+	// one not, the chip decodes again whole, so that the error is the
+	// first a decode meets.
+	derived, err := derive(doc, &s)
+	if err != nil {
 		return nil, err
 	}
-	s = SoC{}
-	if err := doc.Decode(&s); err != nil {
-		return nil, err
+	if decodeWhole || doc.DecodeAt(&s, derived...) != nil {
+		s = SoC{}
+		if err := doc.Decode(&s); err != nil {
+			return nil, err
+		}
 	}
 	if err := validate(doc, &s); err != nil {
 		return nil, err
@@ -151,6 +156,10 @@ func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Overr
 	}
 	return &Chip{SoC: s, ID: file, Provenance: prov, Heat: heat, PolicyLine: doc.Line("policy")}, nil
 }
+
+// decodeWhole makes every load decode its chip again whole after derive,
+// as it did before DecodeAt: a test compares the two.
+var decodeWhole = false
 
 // LoadFile reads a chip file from disk.
 func LoadFile(path string, sets []spec.Override) (*Chip, error) {
@@ -200,6 +209,12 @@ func clusterDefaults(doc *spec.Doc) {
 }
 
 func applyDefaults(doc *spec.Doc) error {
+	// No default names or kinds a unit, so the units are listed once.
+	names := doc.Names("units")
+	kinds := make([]string, len(names))
+	for i, name := range names {
+		kinds[i] = doc.Value("units." + name + ".kind")
+	}
 	for _, def := range Defaults {
 		kind, rest, perUnit := strings.Cut(strings.TrimPrefix(def.Path, "units.{"), "}.")
 		if !perUnit {
@@ -208,8 +223,8 @@ func applyDefaults(doc *spec.Doc) error {
 			}
 			continue
 		}
-		for _, name := range doc.Names("units") {
-			if doc.Value("units."+name+".kind") != kind {
+		for i, name := range names {
+			if kinds[i] != kind {
 				continue
 			}
 			if err := doc.Default("units."+name+"."+rest, def.Value, &SoC{}, "assumed"); err != nil {
@@ -222,21 +237,25 @@ func applyDefaults(doc *spec.Doc) error {
 
 // derive fills figures that follow from others: DRAM peak from data rate
 // and bus width, a CPU's peak from its cores, SIMD width and clock.
-func derive(doc *spec.Doc, s *SoC) error {
+func derive(doc *spec.Doc, s *SoC) (paths []string, _ error) {
+	def := func(path, value, why string) error {
+		paths = append(paths, path)
+		return doc.Default(path, value, &SoC{}, why)
+	}
 	d := s.Memory.DRAM
 	if d.Bandwidth == 0 {
 		if d.DataRate == 0 || d.BusWidth == 0 {
-			return doc.Errorf("memory.dram", "missing bandwidth: give bandwidth, or data_rate and bus_width")
+			return nil, doc.Errorf("memory.dram", "missing bandwidth: give bandwidth, or data_rate and bus_width")
 		}
 		bw := units.BytesPerSecond(float64(d.DataRate) * float64(d.BusWidth) / 8)
-		if err := doc.Default("memory.dram.bandwidth", bw.String(), &SoC{}, "derived: data_rate × bus_width"); err != nil {
-			return err
+		if err := def("memory.dram.bandwidth", bw.String(), "derived: data_rate × bus_width"); err != nil {
+			return nil, err
 		}
 	}
 	if s.Memory.Swap.Kind == "" {
 		kind, why := SwapKind(s.ThermalPackage)
-		if err := doc.Default("memory.swap.kind", kind, &SoC{}, why); err != nil {
-			return err
+		if err := def("memory.swap.kind", kind, why); err != nil {
+			return nil, err
 		}
 		s.Memory.Swap.Kind = kind
 	}
@@ -245,27 +264,27 @@ func derive(doc *spec.Doc, s *SoC) error {
 		if sw.Kind == "storage" {
 			bw, why = s.Storage.ReadBandwidth/2, "derived: half of storage.read_bandwidth (assumed: swap-ins are 4 KiB pages read a few at a time)"
 		}
-		if err := doc.Default("memory.swap.bandwidth", bw.String(), &SoC{}, why); err != nil {
-			return err
+		if err := def("memory.swap.bandwidth", bw.String(), why); err != nil {
+			return nil, err
 		}
 	}
 	if !doc.Has("idle.display") {
 		if w, why := DisplayPower(s.ThermalPackage); w > 0 {
-			if err := doc.Default("idle.display", units.Watts(w).String(), &SoC{}, why); err != nil {
-				return err
+			if err := def("idle.display", units.Watts(w).String(), why); err != nil {
+				return nil, err
 			}
 		}
 	}
 	if s.Memory.AppShare == 0 {
 		share, why := AppShare(s.ThermalPackage)
-		if err := doc.Default("memory.app_share", units.Fraction(share).String(), &SoC{}, why); err != nil {
-			return err
+		if err := def("memory.app_share", units.Fraction(share).String(), why); err != nil {
+			return nil, err
 		}
 	}
 	for _, u := range s.Units {
 		if len(u.OPP) == 0 && u.Clock > 0 {
-			if err := doc.Default("units."+u.Name+".opp", defaultOPP(float64(u.Clock)), &SoC{}, "derived: clock × 0.4…1.0 at 0.60…0.88 V (assumed)"); err != nil {
-				return err
+			if err := def("units."+u.Name+".opp", defaultOPP(float64(u.Clock)), "derived: clock × 0.4…1.0 at 0.60…0.88 V (assumed)"); err != nil {
+				return nil, err
 			}
 		}
 		if u.Kind != CPU {
@@ -287,12 +306,12 @@ func derive(doc *spec.Doc, s *SoC) error {
 			div float64
 		}{{dtype.INT8, 1}, {dtype.FP16, 2}, {dtype.FP32, 4}} {
 			v := units.OpsPerSecond(int8ops / p.div)
-			if err := doc.Default("units."+u.Name+".peak."+string(p.dt), v.String(), &SoC{}, how); err != nil {
-				return err
+			if err := def("units."+u.Name+".peak."+string(p.dt), v.String(), how); err != nil {
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return paths, nil
 }
 
 // checkCore refuses a core design CoreFamilies does not name.

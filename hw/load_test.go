@@ -1,9 +1,11 @@
 package hw
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -488,5 +490,30 @@ func TestAppBudget(t *testing.T) {
 	}
 	if _, err := LoadChip("snapdragon-8-gen3", set("memory.app_share=120%")); err == nil || !strings.Contains(err.Error(), "at most 100%") {
 		t.Errorf("a budget past the capacity: %v, want refused", err)
+	}
+}
+
+// TestDecodeAtIsWholeDecode checks that a load decoding only the figures
+// derive wrote gives the chip a whole second decode gives, for every chip
+// of the catalog, as it is and with overrides that reach derived figures.
+func TestDecodeAtIsWholeDecode(t *testing.T) {
+	setss := [][]spec.Override{
+		nil,
+		{{Path: "memory.dram.bandwidth", Value: "33 GB/s", Origin: "--set"}},
+		{{Path: "thermal_package", Value: "board-fan", Origin: "--set"}, {Path: "memory.swap.kind", Value: "storage", Origin: "--set"}},
+	}
+	for _, id := range ChipIDs() {
+		for _, sets := range setss {
+			got, gerr := LoadChip(id, sets)
+			decodeWhole = true
+			want, werr := LoadChip(id, sets)
+			decodeWhole = false
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("%s %v: error %v, a whole decode's %v", id, sets, gerr, werr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %v: the chip differs from a whole decode's", id, sets)
+			}
+		}
 	}
 }

@@ -42,10 +42,10 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 	hit := e.analyticHits(pass)
 	e.passes++
 	p := e.newPipe()
-	for i, op := range ops {
+	for i := range plans {
 		pl := &plans[i]
 		if pl.fallback {
-			p.unit += e.analyticFallback(op)
+			p.unit += e.analyticFallback(ops[i])
 			continue
 		}
 		var dram, l3 float64
@@ -63,7 +63,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 			e.countDRAM(s.bytes * (1 - h))
 			e.st.l3HitBytes += s.bytes * h
 		}
-		d := e.dispatched(op)
+		d := e.dispatched(ops[i])
 		e.computed(pl)
 		start := p.unit
 		p.unit += d

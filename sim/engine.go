@@ -67,18 +67,21 @@ type engine struct {
 	rowMiss float64
 	rowSize float64
 
-	layout    layout
-	st        stats
-	passes    int    // passes run so far (the analytic L3 estimate needs it)
-	trace     *Trace // nil unless the run records a timeline
-	heat      *heat
-	deposit   deposit  // scratch: where the current stretch's energy goes (energy, heat.step)
-	steps     stepLog  // what the result needs of the decode steps
-	stepBase  int      // context before the current decode's first step
-	memo      stepMemo // decode steps simulated in full, for reuse
-	stageUnit *hw.Unit // the unit a pipeline stage runs on, while it runs
-	stopAt    float64  // a session's end, seconds of the run; 0 for one request
-	kvScan    bool     // this pass's KV reads cannot hit: see scanBypass
+	layout layout
+	// lastFormat is the last weight format formatOf lowered, and its
+	// lower-case name.
+	lastFormat [2]string
+	st         stats
+	passes     int    // passes run so far (the analytic L3 estimate needs it)
+	trace      *Trace // nil unless the run records a timeline
+	heat       *heat
+	deposit    deposit  // scratch: where the current stretch's energy goes (energy, heat.step)
+	steps      stepLog  // what the result needs of the decode steps
+	stepBase   int      // context before the current decode's first step
+	memo       stepMemo // decode steps simulated in full, for reuse
+	stageUnit  *hw.Unit // the unit a pipeline stage runs on, while it runs
+	stopAt     float64  // a session's end, seconds of the run; 0 for one request
+	kvScan     bool     // this pass's KV reads cannot hit: see scanBypass
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64
@@ -247,7 +250,9 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.rowMiss = (d.RandomPenalty - 1) * randomRun
 	e.rowSize = float64(d.RowSize)
 	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.Batch)
-	e.layout = layout{addr: map[string]int64{}}
+	// Every tensor of the model, every layer's KV cache and the spill
+	// buffer: room for all at once, as a pass names them all.
+	e.layout = layout{addr: make(map[string]int64, c.compiled().Tensors()+c.Model.Layers+1)}
 
 	if l3.Shares(unit.Name) {
 		g := cache.TileGeometry(int64(l3.Size), l3.Ways, int64(l3.Line))
@@ -380,14 +385,14 @@ type tile struct {
 // SRAM, and returns them with the bytes it reads from SRAM-resident
 // tensors. Its activations (inputs and outputs) stay in SRAM up to half of
 // the streaming area; the excess spills through the L3.
-func (e *engine) spansOf(spans []span, op workloads.Op) (_ []span, resident float64) {
-	if w := op.Touch(workloads.Weights); w > 0 {
+func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident float64) {
+	if w := op.Bytes.Weights; w > 0 {
 		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op)})
 	}
 	if op.Kind == workloads.KindAttention {
 		spans, resident = e.kvSpans(op, spans)
 	}
-	if spill := op.Touch(workloads.Activations) - e.actBudget; spill > 0 {
+	if spill := op.Bytes.Activations - e.actBudget; spill > 0 {
 		spans = append(spans, span{addr: e.layout.of("activations", float64(e.unit.SRAM)*8), bytes: spill, class: classActivations})
 	}
 	return spans, resident
@@ -402,12 +407,11 @@ func (e *engine) spansOf(spans []span, op workloads.Op) (_ []span, resident floa
 // V are one run each; in a head-major layout ([head, seq, dim]) a tile is
 // one run per head (the tile's positions of that head), and the new
 // tokens' K and V are one run per head, each far from the next.
-func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
+func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
 	maxCtx := float64(e.cfg.context())
 	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
-	read := op.Touch(workloads.KVRead)
-	write := op.Touch(workloads.KVWrite)
+	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
 	resident := math.Min(read, e.kvResident)
 	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.Batch)
 	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
@@ -427,9 +431,9 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 	return spans, resident
 }
 
-// computeSeconds is an operator's time on the unit once its data is in
-// SRAM: the compute model, or reading its bytes out of SRAM if slower;
-// and the bank-conflict time among it.
+// computeSeconds is an operator's time on the unit at clock once its data
+// is in SRAM: the compute model, or reading its bytes out of SRAM if
+// slower; and the bank-conflict time among it.
 //
 // Streamed tiles and SRAM-resident KV are read at once. Interleaved over
 // all N banks (banks: shared), two streams collide in a bank on 1 access
@@ -437,7 +441,7 @@ func (e *engine) kvSpans(op workloads.Op, spans []span) ([]span, float64) {
 // 1 − 1/(2N) of the SRAM's bandwidth; the extra time is the bank-conflict
 // cost. Split by head across their own banks (banks: split), each stream
 // has only its share of the bandwidth but never conflicts.
-func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) (seconds, conflict float64) {
+func (e *engine) computeSeconds(op *workloads.Op, streamed, resident, clock float64) (seconds, conflict float64) {
 	bw := float64(e.unit.SRAMBandwidth)
 	sram := (streamed + resident) / bw
 	switch {
@@ -449,25 +453,36 @@ func (e *engine) computeSeconds(op workloads.Op, streamed, resident float64) (se
 		conflict = conflicted - sram
 		sram = conflicted
 	}
-	return math.Max(e.opSeconds(op), sram), conflict
+	return math.Max(e.opSeconds(op, clock), sram), conflict
 }
 
-// opSeconds is the compute time of an operator on the matrix unit.
-func (e *engine) opSeconds(op workloads.Op) float64 {
+// opSeconds is the compute time of an operator on the matrix unit at clock.
+func (e *engine) opSeconds(op *workloads.Op, clock float64) float64 {
 	u := e.unit
 	switch {
 	case op.Kind == workloads.KindAttention:
-		return e.attentionSeconds(op)
+		return e.attentionSeconds(op, clock)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, e.clockOf(u), strings.ToLower(op.WeightQuant))
+		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, clock, e.formatOf(op.WeightQuant))
 	}
-	return u.VectorSeconds(op.FLOPs, e.vdt, e.clockOf(u))
+	return u.VectorSeconds(op.FLOPs, e.vdt, clock)
+}
+
+// formatOf is strings.ToLower(quant), the storage format's name as a
+// unit's efficiency tables key it: a pass's operators read weights of a
+// few formats, so the last one's is kept rather than lowered (and
+// allocated) again per operator.
+func (e *engine) formatOf(quant string) string {
+	if quant != e.lastFormat[0] {
+		e.lastFormat = [2]string{quant, strings.ToLower(quant)}
+	}
+	return e.lastFormat[1]
 }
 
 // attentionSeconds times QKᵀ and AV as matrix products per KV head: the
 // queries that share a KV head (the GQA group, times the new tokens) form
 // the rows, the context the columns, the head dimension the reduction.
-func (e *engine) attentionSeconds(op workloads.Op) float64 {
+func (e *engine) attentionSeconds(op *workloads.Op, clock float64) float64 {
 	m := e.cfg.Model
 	b := e.cfg.Batch
 	tokens := max(1, e.work.Tokens)
@@ -475,7 +490,7 @@ func (e *engine) attentionSeconds(op workloads.Op) float64 {
 	hd := m.HeadDimension()
 	// FLOPs = 4 · heads · head_dim · Σ context over the new tokens, per sequence.
 	ctx := op.FLOPs / (4 * float64(m.Heads) * float64(hd) * float64(tokens) * float64(b))
-	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, e.clockOf(e.unit))
+	one := e.unit.MatmulSeconds(group*tokens, max(1, int(math.Round(ctx))), hd, e.vdt, clock)
 	return 2 * float64(m.KVHeads) * float64(b) * one
 }
 
@@ -610,9 +625,13 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 	return cost
 }
 
-// lower gives the operators of pass w of the run's model, in a buffer the
-// next call reuses: a pass's operators live until the next pass.
+// lower gives the operators of pass w of the run's model: the graph's own
+// for a pass it keeps (workloads.Graph.LowerKept), else in a buffer the
+// next call reuses. Either way they are only read, until the next pass.
 func (e *engine) lower(w workloads.Work) []workloads.Op {
-	e.opBuf = e.cfg.compiled().LowerTo(e.opBuf[:0], w)
-	return e.opBuf
+	ops, kept := e.cfg.compiled().LowerKept(e.opBuf[:0], w)
+	if !kept { // else the graph's own: the next pass must not lower into it
+		e.opBuf = ops
+	}
+	return ops
 }

@@ -321,7 +321,7 @@ func TestSRAMBankConflicts(t *testing.T) {
 	attn := workloads.Op{Kind: workloads.KindResidual} // no compute to speak of: the SRAM bound shows
 	const mib = 1 << 20
 	e := &engine{cfg: &cfg, pol: shared, unit: npu, vdt: "fp16"}
-	got, conflict := e.computeSeconds(attn, mib, mib)
+	got, conflict := e.computeSeconds(&attn, mib, mib, e.clockOf(e.unit))
 	if want := 2 * mib / bw * 32 / 31; math.Abs(got-want) > 1e-15 {
 		t.Errorf("shared banks: %g s, want %g", got, want)
 	}
@@ -330,7 +330,7 @@ func TestSRAMBankConflicts(t *testing.T) {
 	}
 	e = &engine{cfg: &cfg, pol: split, unit: npu, vdt: "fp16"}
 	// Split half and half: each stream reads 1 MiB at half the bandwidth.
-	if got, conflict := e.computeSeconds(attn, mib, mib); math.Abs(got-mib/(bw/2)) > 1e-15 || conflict != 0 {
+	if got, conflict := e.computeSeconds(&attn, mib, mib, e.clockOf(e.unit)); math.Abs(got-mib/(bw/2)) > 1e-15 || conflict != 0 {
 		t.Errorf("split banks: %g s with %g s of conflicts, want %g s and none", got, conflict, mib/(bw/2))
 	}
 }

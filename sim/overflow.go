@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/sim/des"
@@ -192,7 +193,8 @@ func nonFinite(v reflect.Value, path string) string {
 }
 
 // anyNonFinite reports whether v holds a number nonFinite would find,
-// walking the same fields without naming them.
+// walking the same fields without naming them; it skips what cannot hold
+// a float (a result's provenance, its labels), which is most of a result.
 func anyNonFinite(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
@@ -201,22 +203,81 @@ func anyNonFinite(v reflect.Value) bool {
 	case reflect.Pointer, reflect.Interface:
 		return !v.IsNil() && anyNonFinite(v.Elem())
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "-" && anyNonFinite(v.Field(i)) {
+		for _, i := range walkedFields(v.Type()) {
+			if anyNonFinite(v.Field(i)) {
 				return true
 			}
 		}
 	case reflect.Slice, reflect.Array:
+		if !holdsFloat(v.Type().Elem()) {
+			return false
+		}
 		for i := 0; i < v.Len(); i++ {
 			if anyNonFinite(v.Index(i)) {
 				return true
 			}
 		}
 	case reflect.Map:
+		if !holdsFloat(v.Type().Elem()) {
+			return false
+		}
 		for it := v.MapRange(); it.Next(); {
 			if anyNonFinite(it.Value()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walked keeps, per struct type, the indices of the fields anyNonFinite
+// walks: exported, in the JSON, and of a type that can hold a float.
+var walked sync.Map // reflect.Type → []int
+
+func walkedFields(t reflect.Type) []int {
+	if fs, ok := walked.Load(t); ok {
+		return fs.([]int)
+	}
+	var fs []int
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "-" && holdsFloat(f.Type) {
+			fs = append(fs, i)
+		}
+	}
+	walked.Store(t, fs)
+	return fs
+}
+
+// holdsFloat reports whether a value of type t can hold a float that
+// anyNonFinite would reach (an interface may hold anything; a type that
+// refers to itself is taken to).
+func holdsFloat(t reflect.Type) bool {
+	if h, ok := floaty.Load(t); ok {
+		return h.(bool)
+	}
+	h := holds(t, map[reflect.Type]bool{})
+	floaty.Store(t, h)
+	return h
+}
+
+var floaty sync.Map // reflect.Type → holdsFloat
+
+func holds(t reflect.Type, open map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return holds(t.Elem(), open)
+	case reflect.Struct:
+		if open[t] {
+			return true
+		}
+		open[t] = true
+		defer delete(open, t)
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && name != "-" && holds(f.Type, open) {
 				return true
 			}
 		}

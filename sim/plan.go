@@ -40,7 +40,9 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	spans := e.planSpans[:0]
 	extents := e.planExtents[:0]
 	seen := e.spillSeen[:0]
-	for _, op := range ops {
+	clock := e.clockOf(e.unit) // the unit's clock holds through a pass's plan
+	for i := range ops {
+		op := &ops[i]
 		if e.fallsBack(op) {
 			plans = append(plans, opPlan{fallback: true, tiles: 1})
 			extents = append(extents, extent{len(spans), len(spans)})
@@ -53,7 +55,7 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 		for _, s := range spans[lo:] {
 			streamed += s.bytes
 		}
-		compute, conflict := e.computeSeconds(op, streamed, resident)
+		compute, conflict := e.computeSeconds(op, streamed, resident, clock)
 		p := opPlan{
 			resident: resident,
 			streamed: streamed,

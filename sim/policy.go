@@ -165,7 +165,7 @@ func (p *Policy) placement(c class) *Placement {
 }
 
 // weightClass is the class of an operator's weights.
-func weightClass(op workloads.Op) class {
+func weightClass(op *workloads.Op) class {
 	switch {
 	case op.Expert >= 0:
 		return classExperts

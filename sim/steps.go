@@ -426,11 +426,12 @@ func (e *engine) touchKVWrites(w workloads.Work) {
 		return
 	}
 	e.work = w
-	for _, op := range e.lower(w) {
-		if op.Kind != workloads.KindAttention {
+	ops := e.lower(w)
+	for i := range ops {
+		if ops[i].Kind != workloads.KindAttention {
 			continue
 		}
-		spans, _ := e.kvSpans(op, nil)
+		spans, _ := e.kvSpans(&ops[i], nil)
 		for _, s := range spans {
 			if s.write {
 				e.cachePages(s.addr, int64(s.bytes), e.requests[classKV])

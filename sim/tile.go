@@ -339,7 +339,7 @@ func (e *engine) load(t *tile, done func()) {
 
 // fallsBack reports whether an operator runs on the CPU because the
 // matrix unit does not support it.
-func (e *engine) fallsBack(op workloads.Op) bool {
+func (e *engine) fallsBack(op *workloads.Op) bool {
 	return e.host != nil && e.host != e.unit && !e.unit.Supports(string(op.Kind))
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/edgetwin/edgetwin/hw/dtype"
@@ -170,6 +171,17 @@ type lowering struct {
 	w   Work
 	wt  *weightTable
 	ops []Op
+	// counts and perm are route's, kept from layer to layer of a pass.
+	counts, perm []int
+}
+
+// route is Route of the pass's layer il, in the lowering's buffers (the
+// counts are used before the next layer routes).
+func (l *lowering) route(il int) []int {
+	if n := l.m.MoE.Experts; len(l.counts) != n {
+		l.counts, l.perm = make([]int, n), make([]int, n)
+	}
+	return route(l.m, l.w, il, l.counts, l.perm)
 }
 
 // Graph is a model ready to lower under one quantisation and KV format:
@@ -180,13 +192,21 @@ type Graph struct {
 	m  Model
 	kv KVFormat
 	wt *weightTable
+	// What a run asks of the graph more than once, worked out at Compile.
+	formats []Format
+	bytes   float64
+	tensors int
 }
 
 // MatrixFormats is Model.MatrixFormats of the graph's model and quantisation.
-func (g *Graph) MatrixFormats() []Format { return g.wt.matrixFormats(g.m) }
+func (g *Graph) MatrixFormats() []Format { return slices.Clone(g.formats) }
 
 // WeightBytes is Model.WeightBytes of the graph's model and quantisation.
-func (g *Graph) WeightBytes() float64 { return g.wt.bytes(g.m) }
+func (g *Graph) WeightBytes() float64 { return g.bytes }
+
+// Tensors is the number of weight tensors of the graph: the most distinct
+// Op.Tensor names its passes name.
+func (g *Graph) Tensors() int { return g.tensors }
 
 // Compile builds the graph of m under q and kv. It panics if m does not
 // validate (check it first: Model.Validate). A graph is never changed
@@ -210,6 +230,8 @@ func Compile(m Model, q Quant, kv KVFormat) *Graph {
 		m.MoE = &moe
 	}
 	g = &Graph{m: m, kv: kv, wt: m.weights(q)}
+	g.formats, g.bytes = g.wt.matrixFormats(m), g.wt.bytes(m)
+	g.wt.each(m, func(Tensor) { g.tensors++ })
 	graphs.Lock()
 	if len(graphs.m) >= maxGraphs {
 		clear(graphs.m)
@@ -263,6 +285,54 @@ func (g *Graph) Lower(w Work) []Op {
 		ops = make([]Op, 0, 2+g.m.Layers*16+2)
 	}
 	return g.LowerTo(ops, w)
+}
+
+// LowerKept is LowerTo for a simulation that runs the same passes again:
+// the graph keeps the passes it lowered (up to a bound over all graphs)
+// and returns a kept pass as its own slice, kept true, which the caller
+// must not change; a pass it does not keep is lowered into buf (kept
+// false). A sweep's points run the same prefill and mostly the same decode
+// steps, each lowered once. It panics if w does not validate.
+func (g *Graph) LowerKept(buf []Op, w Work) (ops []Op, kept bool) {
+	if err := w.Validate(); err != nil {
+		panic("workloads.Lower: " + err.Error())
+	}
+	k := passKey{g, w}
+	passes.Lock()
+	ops, kept = passes.m[k]
+	passes.Unlock()
+	if kept {
+		return ops, true
+	}
+	ops = g.LowerTo(buf, w)
+	if len(ops) > maxKeptOps/8 {
+		return ops, false // a pass this large would crowd out the rest
+	}
+	own := slices.Clone(ops)
+	passes.Lock()
+	if passes.ops+len(own) > maxKeptOps {
+		clear(passes.m)
+		passes.ops = 0
+	}
+	passes.m[k] = own
+	passes.ops += len(own)
+	passes.Unlock()
+	return own, true
+}
+
+// passes are the passes LowerKept keeps, by graph and work, up to
+// maxKeptOps operators in all (then it starts afresh): about 11 MB.
+var passes = struct {
+	sync.Mutex
+	m   map[passKey][]Op
+	ops int
+}{m: map[passKey][]Op{}}
+
+const maxKeptOps = 1 << 16
+
+type passKey struct {
+	g *Graph
+	w Work
 }
 
 // LowerTo is Lower appending to ops, whose room it reuses: a simulation
@@ -434,7 +504,7 @@ func (l *lowering) ffn(il int) {
 	} else {
 		l.matmul(lw.router.Name, il, RoleRouter, rows, lw.router)
 		picks := 0
-		for e, n := range Route(m, l.w, il) {
+		for e, n := range l.route(il) {
 			if n == 0 {
 				continue
 			}
@@ -466,9 +536,14 @@ func Route(m Model, w Work, layer int) []int {
 	if m.MoE == nil {
 		return nil
 	}
+	return route(m, w, layer, make([]int, m.MoE.Experts), make([]int, m.MoE.Experts))
+}
+
+// route is Route counting into counts with perm as its scratch, both
+// moe.experts long.
+func route(m Model, w Work, layer int, counts, perm []int) []int {
 	e, k := m.MoE.Experts, m.MoE.Active
-	counts := make([]int, e)
-	perm := make([]int, e)
+	clear(counts)
 	for i := range perm {
 		perm[i] = i
 	}
@@ -497,11 +572,11 @@ func mix64(z uint64) uint64 {
 
 const golden = 0x9e3779b97f4a7c15
 
-func newRouteRNG(seed uint64, layer, context int) *routeRNG {
+func newRouteRNG(seed uint64, layer, context int) routeRNG {
 	s := mix64(seed + golden)
 	s = mix64(s ^ (uint64(layer) + golden))
 	s = mix64(s ^ (uint64(context) + 0xd1b54a32d192ed03))
-	return &routeRNG{state: s}
+	return routeRNG{state: s}
 }
 
 func (r *routeRNG) next() uint64 {

@@ -530,3 +530,36 @@ func TestCompileRemembers(t *testing.T) {
 		t.Error("a model with 3 active experts got the graph built for 2")
 	}
 }
+
+// TestLowerKept checks that a kept pass is the pass Lower gives, on the
+// first call and on every one after, and that lowering other passes into
+// a buffer never reaches into what the graph keeps.
+func TestLowerKept(t *testing.T) {
+	m := tiny()
+	m.Layers, m.MoE = 2, &MoE{Experts: 4, Active: 2}
+	g := Compile(m, mustQuant(t, "Q4_0"), KVFormat{})
+	works := []Work{
+		{Phase: Prefill, Tokens: 7, Context: 0, Batch: 1, Seed: 3},
+		{Phase: Decode, Tokens: 1, Context: 7, Batch: 1, Seed: 3},
+		{Phase: Decode, Tokens: 1, Context: 8, Batch: 2, Seed: 3},
+		{Phase: Decode, Tokens: 0, Context: 8, Batch: 1},
+	}
+	var buf []Op
+	for round := range 3 {
+		for _, w := range works {
+			want := g.Lower(w)
+			got, kept := g.LowerKept(buf[:0], w)
+			if !(len(got) == 0 && len(want) == 0) && !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d, %+v: LowerKept differs from Lower", round, w)
+			}
+			if !kept {
+				buf = got
+			}
+			// Another pass lowered into the caller's buffer.
+			buf = g.LowerTo(buf[:0], works[0])
+			if again, _ := g.LowerKept(nil, w); !(len(again) == 0 && len(want) == 0) && !reflect.DeepEqual(again, want) {
+				t.Fatalf("round %d, %+v: the kept pass changed", round, w)
+			}
+		}
+	}
+}

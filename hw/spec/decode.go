@@ -23,6 +23,88 @@ func (d *Doc) Decode(out any) (err error) {
 	return d.decode(d.root, v.Elem(), "", rules{})
 }
 
+// DecodeAt decodes the values at paths into out as Decode would, leaving
+// the rest of out as it is: for a document changed at those paths since
+// out was decoded from it. A path must name a value of the document
+// through fields, list entries (by name) and a last map key; it is an
+// error if one does not.
+func (d *Doc) DecodeAt(out any, paths ...string) error {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		panic("spec: DecodeAt needs a pointer to a struct")
+	}
+	for _, path := range paths {
+		if err := d.decodeAt(v.Elem(), path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *Doc) decodeAt(v reflect.Value, path string) error {
+	n, r := d.root, rules{}
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return &Error{File: d.File, Path: path, Msg: "not decoded"}
+			}
+			v = v.Elem()
+		}
+		switch v.Kind() {
+		case reflect.Struct:
+			i := slices.IndexFunc(fieldsOf(v.Type()), func(f field) bool { return f.name == seg })
+			if i < 0 {
+				return &Error{File: d.File, Path: path, Msg: "no such field"}
+			}
+			f := fieldsOf(v.Type())[i]
+			v, r, n = v.Field(f.index), f.rules, mapValue(n, seg)
+		case reflect.Slice:
+			var entry *yaml.Node
+			if n != nil && n.Kind == yaml.SequenceNode {
+				for j, e := range n.Content {
+					if entryName(e, j) == seg && j < v.Len() {
+						entry, v = e, v.Index(j)
+						break
+					}
+				}
+			}
+			n, r = entry, rules{bound: r.bound}
+		case reflect.Map:
+			val := mapValue(n, seg)
+			if more || val == nil {
+				return &Error{File: d.File, Path: path, Msg: "not a map's last key"}
+			}
+			key := reflect.New(v.Type().Key()).Elem()
+			if u, ok := key.Addr().Interface().(encoding.TextUnmarshaler); ok {
+				if err := u.UnmarshalText([]byte(seg)); err != nil {
+					return &Error{File: d.File, Path: path, Msg: "bad key: " + err.Error()}
+				}
+			} else if key.Kind() == reflect.String {
+				key.SetString(seg)
+			} else {
+				return &Error{File: d.File, Path: path, Msg: "not a map's last key"}
+			}
+			e := reflect.New(v.Type().Elem()).Elem()
+			if err := d.decode(val, e, path, rules{bound: r.bound}); err != nil {
+				return err
+			}
+			if v.IsNil() {
+				v.Set(reflect.MakeMap(v.Type()))
+			}
+			v.SetMapIndex(key, e)
+			return nil
+		default:
+			return &Error{File: d.File, Path: path, Msg: "not a field"}
+		}
+		if n == nil {
+			return &Error{File: d.File, Path: path, Msg: "no value"}
+		}
+	}
+	return d.decode(n, v, path, r)
+}
+
 // rules are the checks of a field's `spec` tag.
 type rules struct {
 	required, positive, nonneg bool
@@ -173,13 +255,19 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		return d.errAt(n, path, "expected a mapping of fields, found "+kindName(n))
 	}
 	fs := fieldsOf(v.Type())
-	seen := map[string]bool{}
+	var room [64]bool // which of fs the mapping gives
+	seen := room[:0]
+	if len(fs) > len(room) {
+		seen = make([]bool, len(fs))
+	}
+	seen = seen[:len(fs)]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		var f *field
 		for j := range fs {
 			if fs[j].name == k.Value {
 				f = &fs[j]
+				seen[j] = true
 			}
 		}
 		p := join(path, k.Value)
@@ -187,13 +275,12 @@ func (d *Doc) decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 			names := FieldNames(v.Type())
 			return d.errAt(k, p, fmt.Sprintf("unknown field %q; %sallowed here: %s", k.Value, nearID(k.Value, names), strings.Join(names, ", ")))
 		}
-		seen[f.name] = true
 		if err := d.decode(val, v.Field(f.index), p, f.rules); err != nil {
 			return err
 		}
 	}
-	for _, f := range fs {
-		if f.rules.required && !seen[f.name] {
+	for j, f := range fs {
+		if f.rules.required && !seen[j] {
 			return d.errAt(n, join(path, f.name), "missing required field "+f.name)
 		}
 	}

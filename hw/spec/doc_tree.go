@@ -25,13 +25,18 @@ type Doc struct {
 	set    map[string]bool // paths Set wrote (overrides, not defaults)
 }
 
+// originRoom is room for the nodes a chip's load adds to its document
+// (its package's thermal network and governor, the defaults): the origin
+// map grows to about this size.
+const originRoom = 256
+
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Parse reads data as one YAML mapping. It rejects binary content, syntax
 // errors, duplicate keys, anchors and aliases, and more than one document.
 func Parse(file string, data []byte) (doc *Doc, err error) {
-	if root := remembered(memo.files, data); root != nil {
-		return &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}, nil
+	if root := remembered(memo.files, string(data)); root != nil {
+		return &Doc{File: file, root: root, origin: make(map[*yaml.Node]string, originRoom), set: map[string]bool{}}, nil
 	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, &Error{File: file, Msg: "not a YAML text file (binary content)"}
@@ -62,11 +67,11 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Column: root.Column, Msg: "expected a mapping of fields (key: value) at the top level, found " + kindName(root)}
 	}
-	d := &Doc{File: file, root: root, origin: map[*yaml.Node]string{}, set: map[string]bool{}}
+	d := &Doc{File: file, root: root, origin: make(map[*yaml.Node]string, originRoom), set: map[string]bool{}}
 	if err := d.checkTree(root, "", 0); err != nil {
 		return nil, err
 	}
-	remember(memo.files, data, root)
+	remember(memo.files, string(data), root)
 	return d, nil
 }
 
@@ -199,7 +204,9 @@ func kindName(n *yaml.Node) string {
 // Lookup returns the node at a dotted path, or nil.
 func (d *Doc) lookup(path string) *yaml.Node {
 	n := d.root
-	for _, seg := range strings.Split(path, ".") {
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
 		switch {
 		case n == nil:
 			return nil

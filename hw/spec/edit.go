@@ -3,7 +3,7 @@ package spec
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,18 +34,19 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 	if !ok {
 		return fail(fmt.Sprintf("%q is not a valid value", value))
 	}
-	if err := d.checkTree(newNode, path, 0); err != nil {
+	if err := d.checkValue(value, newNode, path); err != nil {
 		return fail(err.(*Error).Msg)
 	}
 	t := reflect.TypeOf(target)
-	segs := strings.Split(path, ".")
 	parent := d.root
 	done := ""
-	for i, seg := range segs {
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		last := i == len(segs)-1
+		last := !more
 		var child *yaml.Node
 		switch t.Kind() {
 		case reflect.Struct:
@@ -105,7 +106,8 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 			d.origin[child] = origin
 		}
 		if child.Kind != yaml.MappingNode && child.Kind != yaml.SequenceNode {
-			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", join(done, seg), segs[i+1]))
+			next, _, _ := strings.Cut(rest, ".")
+			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", join(done, seg), next))
 		}
 		parent = child
 		done = join(done, seg)
@@ -178,7 +180,7 @@ func (d *Doc) Provenance(prefix string, sources map[string]string) []Entry {
 		out = append(out, Entry{Path: join(prefix, path), Value: flow(n), Source: d.source(n, path, sources)})
 	}
 	walk(d.root, "")
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	slices.SortStableFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
 

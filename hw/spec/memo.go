@@ -16,15 +16,18 @@ var memo = struct {
 	sync.Mutex
 	files  map[string]*yaml.Node // file content → its document's root mapping
 	values map[string]*yaml.Node // value text → its node
-}{files: map[string]*yaml.Node{}, values: map[string]*yaml.Node{}}
+	// clean are the value texts whose trees passed checkTree: whether a
+	// tree passes does not depend on where it goes (only the message does).
+	clean map[string]bool
+}{files: map[string]*yaml.Node{}, values: map[string]*yaml.Node{}, clean: map[string]bool{}}
 
 // memoLimit bounds each memo; past it, texts are parsed every time.
 const memoLimit = 4096
 
 // remembered returns a copy of the tree kept for text in m, if any.
-func remembered(m map[string]*yaml.Node, text []byte) *yaml.Node {
+func remembered(m map[string]*yaml.Node, text string) *yaml.Node {
 	memo.Lock()
-	n := m[string(text)]
+	n := m[text]
 	memo.Unlock()
 	if n == nil {
 		return nil
@@ -33,11 +36,11 @@ func remembered(m map[string]*yaml.Node, text []byte) *yaml.Node {
 }
 
 // remember keeps a copy of the tree parsed from text in m.
-func remember(m map[string]*yaml.Node, text []byte, n *yaml.Node) {
+func remember(m map[string]*yaml.Node, text string, n *yaml.Node) {
 	c := copyNode(n)
 	memo.Lock()
 	if len(m) < memoLimit {
-		m[string(text)] = c
+		m[text] = c
 	}
 	memo.Unlock()
 }
@@ -45,26 +48,74 @@ func remember(m map[string]*yaml.Node, text []byte, n *yaml.Node) {
 // parseValue parses value (YAML text) into its node, as Set, Default and
 // Append take it.
 func parseValue(value string) (*yaml.Node, bool) {
-	if n := remembered(memo.values, []byte(value)); n != nil {
+	if n := remembered(memo.values, value); n != nil {
 		return n, true
 	}
 	var vdoc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &vdoc); err != nil || len(vdoc.Content) == 0 {
 		return nil, false
 	}
-	remember(memo.values, []byte(value), vdoc.Content[0])
+	remember(memo.values, value, vdoc.Content[0])
 	return vdoc.Content[0], true
 }
 
+// checkValue is checkTree of the tree parsed from value, for a value put
+// at path: once a text's tree passes, it is not walked again.
+func (d *Doc) checkValue(value string, n *yaml.Node, path string) error {
+	memo.Lock()
+	clean := memo.clean[value]
+	memo.Unlock()
+	if clean {
+		return nil
+	}
+	if err := d.checkTree(n, path, 0); err != nil {
+		return err
+	}
+	memo.Lock()
+	if len(memo.clean) < memoLimit {
+		memo.clean[value] = true
+	}
+	memo.Unlock()
+	return nil
+}
+
 // copyNode is a deep copy of the tree at n (parsed trees have no aliases:
-// Parse refuses them, so the tree is a tree).
+// Parse refuses them, so the tree is a tree). The copy's nodes, and its
+// mappings' and lists' entries, are carved from one allocation each; an
+// append to a copied node's Content moves it out (its capacity is its
+// length).
 func copyNode(n *yaml.Node) *yaml.Node {
-	c := *n
+	nodes, links := treeSize(n)
+	c := copier{nodes: make([]yaml.Node, 0, nodes), links: make([]*yaml.Node, 0, links)}
+	return c.copy(n)
+}
+
+// treeSize counts the nodes of the tree at n and the entries of their
+// Content.
+func treeSize(n *yaml.Node) (nodes, links int) {
+	nodes, links = 1, len(n.Content)
+	for _, k := range n.Content {
+		a, b := treeSize(k)
+		nodes, links = nodes+a, links+b
+	}
+	return nodes, links
+}
+
+type copier struct {
+	nodes []yaml.Node
+	links []*yaml.Node
+}
+
+func (c *copier) copy(n *yaml.Node) *yaml.Node {
+	c.nodes = append(c.nodes, *n)
+	out := &c.nodes[len(c.nodes)-1]
 	if n.Content != nil {
-		c.Content = make([]*yaml.Node, len(n.Content))
+		lo := len(c.links)
+		c.links = append(c.links, n.Content...)
+		out.Content = c.links[lo:len(c.links):len(c.links)]
 		for i, k := range n.Content {
-			c.Content[i] = copyNode(k)
+			out.Content[i] = c.copy(k)
 		}
 	}
-	return &c
+	return out
 }
