@@ -26,9 +26,11 @@ func BenchmarkSustained30mCLI(b *testing.B) {
 // BenchmarkSweepPointAnalytic is issue 19's first speed target as a user
 // meets it: an analytic sweep of 100 DRAM bandwidths of the teaching MoE
 // on seed-c, the whole command, reported per point (the target is 1 ms on
-// one core; on 2026-12-03, on the 2-core development machine: 15–16 ms
-// with -cpu 1, the chip loaded twice a point and most of the rest in the
-// analytic passes and their lowering):
+// one core. On the 2-core development machine with -cpu 1: 15–16 ms early
+// on 2026-12-03, the chip loaded twice a point; 1.8 ms once a load parsed
+// each file once; 1.0–1.1 ms after the speed branch (a graph's passes
+// lowered once and shared, the derived figures decoded in place), about a
+// quarter of it the point's chip load and two thirds its passes):
 //
 //	taskset -c 0 go test -run '^$' -bench SweepPointAnalytic -cpu 1 ./cmd/edgetwin
 func BenchmarkSweepPointAnalytic(b *testing.B) {
