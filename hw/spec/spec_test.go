@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +119,41 @@ func TestSetDefaultProvenance(t *testing.T) {
 	}
 	if err := d.Set("parts.q.size", "1", &thing{}, "--set"); err == nil || !strings.Contains(err.Error(), `no entry "q"; entries: p`) {
 		t.Errorf("unknown entry: %v", err)
+	}
+}
+
+// TestProvenanceKeepsTheOrderOfEqualPaths: a list entry named "3" and the
+// unnamed entry at index 3 give the same paths; their leaves stay in the
+// document's order (the sort falls back to a stable one), the rest sorted
+// by path. Enough leaves that the unstable sort does not fall to its
+// insertion sort, which would keep the order by chance.
+func TestProvenanceKeepsTheOrderOfEqualPaths(t *testing.T) {
+	var src strings.Builder
+	for i := 29; i >= 0; i-- {
+		fmt.Fprintf(&src, "z%02d: %d\n", i, i)
+	}
+	src.WriteString("parts:\n")
+	for i := 0; i < 24; i += 2 {
+		fmt.Fprintf(&src, "  - {name: \"%d\", size: %d KiB}\n  - {size: %d KiB}\n", i+1, i, i+1)
+	}
+	d, err := Parse("t.yaml", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := 0; i < 24; i += 2 {
+		want = append(want, fmt.Sprintf("parts.%d.size=%d KiB", i+1, i), fmt.Sprintf("parts.%d.size=%d KiB", i+1, i+1))
+	}
+	slices.SortStableFunc(want, func(a, b string) int { return strings.Compare(a[:strings.Index(a, "=")], b[:strings.Index(b, "=")]) })
+	for i := 0; i < 30; i++ {
+		want = append(want, fmt.Sprintf("z%02d=%d", i, i))
+	}
+	var got []string
+	for _, e := range d.Provenance("", nil) {
+		got = append(got, e.Path+"="+e.Value)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("provenance %q\nwant %q", got, want)
 	}
 }
 
