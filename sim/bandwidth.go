@@ -90,22 +90,30 @@ func (b bandwidthBin) sample() BandwidthSample {
 	return BandwidthSample{Pass: b.first + " … " + b.last, Passes: b.passes, StartS: b.start, Seconds: b.seconds, DRAMUtil: ratio(b.dram, b.seconds), L3Util: ratio(b.l3, b.seconds)}
 }
 
-// addSample records a pass's bandwidth sample. The last few stay in
-// e.st.samples, where a step may still move its start and a streamed trace
-// reads them; the rest go to the bounded log. A trace held in memory keeps
-// every event anyway, and reads every sample at the end: then they all stay.
+// rawSamples is how many samples addSample holds as they are before it
+// moves them to the log: a request of a few hundred passes (a sweep point)
+// never touches the log.
+const rawSamples = 512
+
+// addSample records a pass's bandwidth sample. Samples stay in
+// e.st.samples, as they are, until there are rawSamples of them (or
+// maxBandwidthSamples, if lower); then all but the
+// last, whose start a step may still move, and the ones a streamed trace
+// has not read yet go to the bounded log. A trace held in memory keeps
+// every event anyway, and reads every sample at the end: then they all
+// stay.
 func (e *engine) addSample(s BandwidthSample) {
 	e.st.samples = append(e.st.samples, s)
-	const batch = 64
-	if len(e.st.samples) < 2*batch || (e.trace != nil && e.trace.emit == nil) {
+	raw := min(rawSamples, maxBandwidthSamples)
+	if len(e.st.samples) < raw || (e.trace != nil && e.trace.emit == nil) {
 		return
 	}
-	n := len(e.st.samples) - 1 // the last pass's start may still move
+	n := len(e.st.samples) - 1
 	if e.trace != nil {
 		n = min(n, e.trace.sampled)
 	}
-	if n < batch {
-		return
+	if n < raw/2 {
+		return // the trace has not read them yet: drain in larger batches
 	}
 	for _, s := range e.st.samples[:n] {
 		e.st.bandwidth.add(s)

@@ -196,7 +196,7 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 // its sink, its bandwidth samples to a bounded log and its decode steps to
 // the few the spread and the sustained rate read; what still grows is each
 // decode step's time for the percentiles, 8 bytes a step. A sustained
-// session of 385,000 stretches (24 h on the default chip) peaks at 67 MB
+// session of 385,000 stretches (24 h on the default chip) peaks at 67–75 MB
 // with --series, as an hour does, its JSON 0.8 MB against 0.5 MB for the
 // hour. The bound keeps a series a caller holds in memory, and the run's
 // time, finite. A variable so a test can lower it.

@@ -401,9 +401,10 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 		f.CopyBytes += (1-w)*fa.CopyBytes + w*fb.CopyBytes
 	}
 	dram, l3 := d.dramBytes, d.l3HitBytes
-	e.trace.span("passes", "decode "+strconv.Itoa(k)+" (interpolated)", "pass", e.clock, e.clock+t, nil)
+	name := "decode " + strconv.Itoa(k) + " (interpolated)"
+	e.trace.span("passes", name, "pass", e.clock, e.clock+t, nil)
 	e.addSample(BandwidthSample{
-		Pass: "decode " + strconv.Itoa(k) + " (interpolated)", StartS: e.clock, Seconds: t,
+		Pass: name, StartS: e.clock, Seconds: t,
 		DRAMUtil: ratio(dram, float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*t),
 		L3Util:   ratio(l3, e.l3BW*t),
 	})

@@ -54,7 +54,7 @@ func TestHourWithTraceInBoundedMemory(t *testing.T) {
 // TestSeriesDoesNotGrowMemory: `simulate --series` writes each point as
 // the run makes it, the bandwidth samples halve their resolution at 4096
 // and the decode steps kept are the ones the spread and the sustained rate
-// read, so six hours of sustained decode peak as one does. Measured: 67 MB
+// read, so six hours of sustained decode peak as one does. Measured: 67–75 MB
 // for 1 h and for 24 h (`/usr/bin/time -f %M edgetwin simulate --scenario
 // sustained --duration 24h --series s.csv`); before the series streamed,
 // 74 MB for 1 h and 415 MB for 24 h. What still grows is each decode
