@@ -252,7 +252,9 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.Batch)
 	// Every tensor of the model, every layer's KV cache and the spill
 	// buffer: room for all at once, as a pass names them all.
-	e.layout = layout{addr: make(map[string]int64, c.compiled().Tensors()+c.Model.Layers+1)}
+	if e.layout.addr == nil { // no finished run left one (takeBuffers)
+		e.layout.addr = make(map[string]int64, c.compiled().Tensors()+c.Model.Layers+1)
+	}
 
 	if l3.Shares(unit.Name) {
 		g := cache.TileGeometry(int64(l3.Size), l3.Ways, int64(l3.Line))
