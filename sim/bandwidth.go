@@ -97,11 +97,10 @@ const rawSamples = 512
 
 // addSample records a pass's bandwidth sample. Samples stay in
 // e.st.samples, as they are, until there are rawSamples of them (or
-// maxBandwidthSamples, if lower); then all but the
-// last, whose start a step may still move, and the ones a streamed trace
-// has not read yet go to the bounded log. A trace held in memory keeps
-// every event anyway, and reads every sample at the end: then they all
-// stay.
+// maxBandwidthSamples, if lower); then all go to the bounded log but the
+// last, whose start a step may still move, and those a streamed trace has
+// not read yet. A trace held in memory keeps every event anyway, and reads
+// every sample at the end: then they all stay.
 func (e *engine) addSample(s BandwidthSample) {
 	e.st.samples = append(e.st.samples, s)
 	raw := min(rawSamples, maxBandwidthSamples)

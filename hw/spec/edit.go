@@ -180,8 +180,9 @@ func (d *Doc) Provenance(prefix string, sources map[string]string) []Entry {
 		out = append(out, Entry{Path: join(prefix, path), Value: flow(n), Source: d.source(n, path, sources)})
 	}
 	walk(d.root, "")
-	// Paths are unique unless two entries of a list share a name: then
-	// only a stable sort keeps the document's order among them. The
+	// Paths are unique unless a list entry's name is another entry's index
+	// (an entry named "3" and the unnamed entry at index 3): then only a
+	// stable sort keeps the document's order among them. The
 	// unstable sort is the same order otherwise, and about twice as fast
 	// (a sweep point's load sorts a chip's couple of hundred leaves).
 	byPath := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
