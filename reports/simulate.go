@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -130,8 +131,25 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		row("where time went", "compute %s · memory stall %s · dispatch %s · fallback %s · host %s%s",
 			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Fallback/t.Total), pct(t.Host/t.Total), paging)
 	}
-	for _, f := range r.Fallbacks {
-		row("fallback to "+f.Unit, "%s ×%d: %s, %s copied", f.Op, f.Count, seconds(f.Seconds), units.Approx(f.CopyBytes, units.KindBytes))
+	if len(r.Fallbacks) > 0 {
+		at := "the chip's own figures"
+		if r.CPURuntime != "" {
+			at = r.CPURuntime + "'s figures"
+		}
+		if r.CPULayers != "" {
+			row("layer split", "blocks %s on the %s, the rest on %s", r.CPULayers, r.Fallbacks[0].Unit, r.Unit)
+		}
+		// The operators the CPU ran, the costliest first.
+		fs := slices.Clone(r.Fallbacks)
+		slices.SortStableFunc(fs, func(a, b sim.Fallback) int { return cmp.Compare(b.Seconds, a.Seconds) })
+		var parts []string
+		for _, f := range fs {
+			parts = append(parts, fmt.Sprintf("%s ×%d %s", f.Op, f.Count, seconds(f.Seconds)))
+		}
+		row("on "+fs[0].Unit, "%s (at %s)", strings.Join(parts, " · "), at)
+	}
+	for _, b := range r.Boundaries {
+		row("hand-off", "%s → %s ×%d: %s copied, %s", b.From, b.To, b.Count, units.Approx(b.CopyBytes, units.KindBytes), seconds(b.Seconds))
 	}
 	var flags []string
 	for _, h := range r.Health {

@@ -45,7 +45,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 	for i := range plans {
 		pl := &plans[i]
 		if pl.fallback {
-			p.unit += e.analyticFallback(ops[i])
+			p.unit += e.analyticOnHost(ops[i], pl)
 			continue
 		}
 		var dram, l3 float64
@@ -189,14 +189,4 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 		}
 	}
 	return hit
-}
-
-// analyticFallback charges a fallback operator: two hand-offs, its bytes
-// through DRAM at the CPU's rate (fallbackBytes) and the CPU's compute, one
-// after the other.
-func (e *engine) analyticFallback(op workloads.Op) float64 {
-	f, moved, cpu := e.fellBack(op)
-	t := 2*float64(e.unit.FallbackSync) + moved/e.hostDRAM() + cpu
-	e.fallbackTook(f, t)
-	return t
 }

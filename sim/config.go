@@ -133,15 +133,18 @@ type Config struct {
 	// Runtime is the software stack that runs the model (nil: the one a
 	// user of the chip would run for the model's formats, see Choose);
 	// Threads the CPU threads it uses (0: the runtime's default).
-	Runtime  *runtimes.Profile
-	Threads  int
-	Policy   *Policy // tensor placement; nil takes the chip's (memory policy)
-	Prompt   int     // prefill tokens per sequence
-	Depth    int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
-	Gen      int     // decoded tokens per sequence
-	Batch    int     // concurrent sequences
-	Fidelity Fidelity
-	Seed     uint64
+	Runtime *runtimes.Profile
+	Threads int
+	// CPULayers are the blocks the CPU runs instead of the unit, a layer
+	// split (handoff.go); none: the unit runs every block it supports.
+	CPULayers Layers
+	Policy    *Policy // tensor placement; nil takes the chip's (memory policy)
+	Prompt    int     // prefill tokens per sequence
+	Depth     int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
+	Gen       int     // decoded tokens per sequence
+	Batch     int     // concurrent sequences
+	Fidelity  Fidelity
+	Seed      uint64
 	// NoSampling times the forward passes alone, drawing no token from the
 	// logits: what llama-bench's tests measure (they decode without a
 	// sampler). A run to predict such a measurement sets it.
@@ -167,6 +170,9 @@ type Config struct {
 	Exact Shortcuts
 
 	graph *compiled // the model compiled, kept for the run (Config.compiled)
+	// cpuRuntime is the runtime whose figures the CPU runs the model's
+	// operators at beside the unit (resolve); nil: the chip's own.
+	cpuRuntime *runtimes.Profile
 }
 
 // compiled is a model compiled under one quantisation and KV format, with
@@ -373,6 +379,8 @@ func (c *Config) validate() error {
 		return spec.FieldErrorf("threads", "%d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
 	case c.Depth < 0:
 		return spec.FieldErrorf("depth", "%d is not allowed: must be 0 or more", c.Depth)
+	case len(c.CPULayers) > 0 && c.CPULayers[len(c.CPULayers)-1] >= c.Model.Layers:
+		return spec.FieldErrorf("cpu-layers", "block %d is not allowed: %s has %d blocks, 0-%d", c.CPULayers[len(c.CPULayers)-1], c.Model.Name, c.Model.Layers, c.Model.Layers-1)
 	case c.Depth > 0 && c.Scenario != nil:
 		return spec.FieldErrorf("depth", "%d with scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
 	}

@@ -39,6 +39,9 @@ type engine struct {
 	dt   dtype.Dtype
 	vdt  dtype.Dtype // dtype of vector work on unit
 	host *hw.Unit    // the CPU: sampling and fallbacks
+	// cpuLayers flags the blocks placed on the host (Config.CPULayers);
+	// nil when none is.
+	cpuLayers []bool
 
 	sim      *des.Sim
 	dram, l3 *des.Link
@@ -198,13 +201,12 @@ func (c counters) minus(o counters) counters {
 // stats are the run's counters plus what is not additive.
 type stats struct {
 	counters
-	fallbacks     map[string]*Fallback
-	fallbackOrder []string
-	samples       []BandwidthSample // the last passes' samples; see addSample
-	bandwidth     bandwidthLog      // the samples before them
-	paddedTokens  int               // prompt tokens a compiled prefill graph computed past the prompt
-	energy        [2]energyParts    // by phase
-	peakPower     float64           // watts, the highest of any pass
+	offUnit      tallies           // fallbacks and hand-offs (handoff.go)
+	samples      []BandwidthSample // the last passes' samples; see addSample
+	bandwidth    bandwidthLog      // the samples before them
+	paddedTokens int               // prompt tokens a compiled prefill graph computed past the prompt
+	energy       [2]energyParts    // by phase
+	peakPower    float64           // watts, the highest of any pass
 	// points counts the stretches of the run's series (for the step
 	// budget), recent keeps the last of them (for the recent power), and
 	// point holds the slices of the point handed to the sink.
@@ -217,7 +219,6 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	chip := &c.Chip.SoC
 	e := &engine{cfg: c, pol: pol, unit: unit, dt: dt, vdt: dt, sim: des.New(), trace: c.Trace, memo: stepMemo{}, recordings: map[recordingKey]*recording{}}
 	e.takeBuffers()
-	e.st.fallbacks = map[string]*Fallback{}
 	e.resting = -1
 	h, err := newHeat(chip)
 	if err != nil {
@@ -229,6 +230,15 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 		e.vdt = dtype.FP16
 	}
 	e.host = hostCPU(c.Chip)
+	if len(c.CPULayers) > 0 {
+		switch {
+		case e.host == nil:
+			return nil, spec.FieldErrorf("cpu-layers", "%s has no CPU to place blocks on", c.Chip.ID)
+		case e.host == unit:
+			return nil, spec.FieldErrorf("cpu-layers", "the run's unit is the CPU (%s) already: a layer split places blocks on the CPU beside another unit (unit)", unit.Name)
+		}
+		e.cpuLayers = c.CPULayers.mask(c.Model.Layers)
+	}
 	d := chip.Memory.DRAM
 	l3 := chip.Memory.L3
 	e.dramBW = float64(d.Bandwidth) * float64(d.SeqEfficiency)

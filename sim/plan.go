@@ -17,13 +17,17 @@ import (
 
 // opPlan is one operator of a pass, planned.
 type opPlan struct {
-	fallback bool    // the matrix unit does not run it: the CPU does
-	spans    []span  // what it streams, whole (a tile takes its share of each)
-	resident float64 // bytes it reads from SRAM-resident tensors
-	streamed float64 // the spans' bytes
-	tiles    int     // the tiles it is cut into
-	compute  float64 // seconds on the unit once its data is in SRAM, all tiles
-	conflict float64 // of which SRAM bank conflicts
+	fallback bool // the unit does not run it: the CPU does (handoff.go)
+	// handIn and handOut mark a CPU operator that opens a segment of them
+	// (the unit hands it its input) or closes one (it hands its output
+	// back).
+	handIn, handOut bool
+	spans           []span  // what it streams, whole (a tile takes its share of each)
+	resident        float64 // bytes it reads from SRAM-resident tensors
+	streamed        float64 // the spans' bytes
+	tiles           int     // the tiles it is cut into
+	compute         float64 // seconds on the unit once its data is in SRAM, all tiles
+	conflict        float64 // of which SRAM bank conflicts
 	// spillScan are the tiles [lo, hi) whose spilled activations cannot
 	// hit (spill.go).
 	spillScan extent
@@ -43,7 +47,7 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	clock := e.clockOf(e.unit) // the unit's clock holds through a pass's plan
 	for i := range ops {
 		op := &ops[i]
-		if e.fallsBack(op) {
+		if e.onHost(op) {
 			plans = append(plans, opPlan{fallback: true, tiles: 1})
 			extents = append(extents, extent{len(spans), len(spans)})
 			continue
@@ -72,6 +76,7 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	for i, x := range extents {
 		plans[i].spans = spans[x.lo:x.hi:x.hi]
 	}
+	handOffs(plans)
 	e.planBuf, e.planSpans, e.planExtents, e.spillSeen = plans, spans, extents, seen
 	return plans
 }
@@ -106,29 +111,6 @@ func (e *engine) dispatched(op workloads.Op) float64 {
 	e.st.ops += op.FLOPs
 	e.st.dispatch += d
 	return d
-}
-
-// fellBack counts an operator the CPU runs instead of the unit — the
-// operator, the activations it copies out and back, the bytes it moves
-// through DRAM, its operations — and returns its record, the bytes moved
-// and the CPU's compute time; the executor adds the time the fallback
-// took, hand-offs included, to the record and the statistics.
-func (e *engine) fellBack(op workloads.Op) (f *Fallback, moved, cpu float64) {
-	e.st.ops += op.FLOPs
-	copies, moved := fallbackBytes(op)
-	f = e.fallbackOf(string(op.Kind))
-	f.Count++
-	f.CopyBytes += copies
-	e.st.fallbackOps += op.FLOPs
-	e.st.hostOps += op.FLOPs
-	e.countDRAM(moved)
-	return f, moved, e.hostSeconds(op)
-}
-
-// fallbackTook adds a fallback's time to its record and the statistics.
-func (e *engine) fallbackTook(f *Fallback, seconds float64) {
-	f.Seconds += seconds
-	e.st.fallback += seconds
 }
 
 // arithmetic is the analytic fidelity's executor (analytic.go).

@@ -63,9 +63,19 @@ type Result struct {
 	Energy  Energy  `json:"energy"`
 	Thermal Thermal `json:"thermal"`
 
-	// Fallbacks lists the operators the matrix unit could not run, and
-	// what running them on the CPU cost.
-	Fallbacks []Fallback `json:"fallbacks"`
+	// Fallbacks lists the operators the CPU ran instead of the unit (the
+	// unit does not support them, or their blocks are placed on the CPU)
+	// and what running them there cost; Boundaries the hand-offs between
+	// the two that it took.
+	Fallbacks  []Fallback `json:"fallbacks"`
+	Boundaries []Boundary `json:"boundaries,omitempty"`
+	// CPULayers are the blocks placed on the CPU (Config.CPULayers), as
+	// ranges; "" when none is.
+	CPULayers string `json:"cpu_layers,omitempty"`
+	// CPURuntime is the runtime whose figures the CPU ran the model's
+	// operators at beside the unit; "" when none applied (the chip's own
+	// figures) or the CPU ran none.
+	CPURuntime string `json:"cpu_runtime,omitempty"`
 	// Units are the profiler counters of each unit that did work.
 	Units []UnitCounters `json:"units"`
 	// Health flags the matrix unit's counters against the usual thresholds.
@@ -248,13 +258,25 @@ type Time struct {
 	Paging float64 `json:"paging_s"`
 }
 
-// Fallback is one kind of operator that ran on the CPU.
+// Fallback is one kind of operator that ran on the CPU: how often, and
+// the time the CPU took for its weights, KV cache and compute (the
+// hand-offs around it are its boundaries').
 type Fallback struct {
-	Op        string  `json:"op"`
-	Unit      string  `json:"unit"`
+	Op      string  `json:"op"`
+	Unit    string  `json:"unit"`
+	Count   int     `json:"count"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Boundary is the hand-offs of a run in one direction between the unit
+// and the CPU: how many, the activation bytes they copied, and the time
+// they took, synchronisation and copies through DRAM.
+type Boundary struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
 	Count     int     `json:"count"`
-	Seconds   float64 `json:"seconds"`
 	CopyBytes float64 `json:"copy_bytes"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // UnitCounters are what an NPU profiler shows for one unit: the fraction

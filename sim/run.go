@@ -231,9 +231,14 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 	if c.Scenario != nil {
 		scenario = c.Scenario.Name
 	}
+	cpuRuntime := ""
+	if c.cpuRuntime != nil {
+		cpuRuntime = c.cpuRuntime.ID
+	}
 	return &Result{
-		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
-		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch,
+		CPURuntime: cpuRuntime,
+		SoC:        c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
+		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch, CPULayers: c.CPULayers.String(),
 		Compute:    Compute{Dtype: string(dt)},
 		Quality:    workloads.QualityOf(c.Quant),
 		Warnings:   []string{},
@@ -353,9 +358,13 @@ func (e *engine) finish(r *Result, total float64) {
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
 			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
-	r.Fallbacks = []Fallback{}
-	for _, k := range st.fallbackOrder {
-		r.Fallbacks = append(r.Fallbacks, *st.fallbacks[k])
+	var host string
+	if e.host != nil {
+		host = e.host.Name
+	}
+	r.Fallbacks, r.Boundaries = st.offUnit.results(host)
+	if len(r.Boundaries) == 0 {
+		r.Boundaries = nil
 	}
 	r.Units = []UnitCounters{{
 		Name: e.unit.Name, Kind: e.unit.Kind, BusyS: st.compute + st.dispatch,
@@ -365,6 +374,9 @@ func (e *engine) finish(r *Result, total float64) {
 		var cpuOps float64
 		for _, fb := range r.Fallbacks {
 			cpuOps += fb.Seconds
+		}
+		for _, b := range r.Boundaries {
+			cpuOps += b.Seconds
 		}
 		r.Units = append(r.Units, UnitCounters{Name: e.host.Name, Kind: e.host.Kind, BusyS: st.host + cpuOps})
 	}
@@ -442,6 +454,15 @@ func resolve(cfg *Config) (Choice, error) {
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
 	if choice.Runtime != nil {
 		cfg.Runtime = choice.Runtime
+	}
+	// The CPU that runs part of the model beside the unit (a layer split,
+	// operators the unit lacks) runs it at what a CPU runtime reaches
+	// there, where one reads the model's formats.
+	if host := hostCPU(cfg.Chip); host != nil && host.Name != choice.Unit.Name && (len(cfg.CPULayers) > 0 || len(choice.Unit.Ops) > 0) {
+		if p := runtimes.Default(hw.CPU, cfg.Chip.Vendor, formatNames(cfg)); p != nil {
+			cfg.Chip = withRuntime(cfg.Chip, Choice{Unit: host, Runtime: p}, cfg.Threads)
+			cfg.cpuRuntime = p
+		}
 	}
 	return choice, nil
 }

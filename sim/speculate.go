@@ -165,6 +165,9 @@ func (e *engine) newSpeculation() (*speculation, error) {
 	side := func(m *workloads.Spec) (*engine, error) {
 		c := *e.cfg
 		c.Model, c.Draft, c.Trace, c.Series, c.Scenario = m, nil, nil, nil, nil
+		if m != e.cfg.Model {
+			c.CPULayers = nil // the split names the model's blocks; the draft runs on the unit
+		}
 		s, err := newEngine(&c, e.pol, e.unit, e.dt)
 		if err != nil {
 			return nil, err
@@ -186,15 +189,15 @@ func (e *engine) newSpeculation() (*speculation, error) {
 
 // sideStep runs one pass of work on a side engine at the run's clocks and
 // returns its time and counters, accounting nothing.
-func (side *engine) sideStep(name string, w workloads.Work, sample bool) (float64, counters, map[string]Fallback) {
+func (side *engine) sideStep(name string, w workloads.Work, sample bool) (float64, counters, map[tallyKey]tally) {
 	side.dram.SetCapacity(side.dramBW * side.dramLevel())
 	side.lead = 0 // a side engine's clock stays at 0: it only measures
-	before, fb := side.st.counters, side.fallbackSnapshot()
+	before, fb := side.st.counters, side.st.offUnit.snapshot()
 	t := side.pass(name, w)
 	if sample {
 		t += side.sample()
 	}
-	return t, side.st.counters.minus(before), side.fallbackDelta(fb)
+	return t, side.st.counters.minus(before), side.st.offUnit.delta(fb)
 }
 
 // remembered returns the figures of a pass of w on engine x from memo —
@@ -238,14 +241,14 @@ func (e *engine) verifyStep(w workloads.Work, index int, name string) float64 {
 		e.charge(workloads.Decode, name, s.seconds, s.delta, s.fallback)
 		return s.seconds
 	}
-	before, fb := e.st.counters, e.fallbackSnapshot()
+	before, fb := e.st.counters, e.st.offUnit.snapshot()
 	t := e.pass(name, w)
 	for range w.Tokens {
 		t += e.sample()
 	}
 	delta := e.st.counters.minus(before)
 	if e.reuses() {
-		sp.verifyMemo.add(key, w.Context, &simulated{index: index, seconds: t, delta: delta, fallback: e.fallbackDelta(fb)})
+		sp.verifyMemo.add(key, w.Context, &simulated{index: index, seconds: t, delta: delta, fallback: e.st.offUnit.delta(fb)})
 	}
 	e.advance(workloads.Decode, workloads.Decode.String(), delta, t)
 	return t
@@ -265,17 +268,9 @@ func (e *engine) prefillDraft(w workloads.Work) float64 {
 // charge adds a stretch simulated elsewhere — a side engine's pass — to
 // the run: its counters, fallbacks, energy, heat and bandwidth sample, and
 // the clock.
-func (e *engine) charge(phase workloads.Phase, name string, t float64, d counters, fb map[string]Fallback) {
+func (e *engine) charge(phase workloads.Phase, name string, t float64, d counters, fb map[tallyKey]tally) {
 	e.st.counters.add(d, 1)
-	for kind, f := range fb {
-		if f.Count == 0 && f.Seconds == 0 {
-			continue
-		}
-		g := e.fallbackOf(kind)
-		g.Count += f.Count
-		g.Seconds += f.Seconds
-		g.CopyBytes += f.CopyBytes
-	}
+	e.st.offUnit.add(fb)
 	e.trace.span("passes", name, "pass", e.clock, e.clock+t, nil)
 	e.addSample(BandwidthSample{
 		Pass: name, StartS: e.clock, Seconds: t,

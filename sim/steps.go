@@ -41,7 +41,7 @@ type simulated struct {
 	index    int
 	seconds  float64
 	delta    counters
-	fallback map[string]Fallback
+	fallback map[tallyKey]tally // the work off the unit it added
 }
 
 // decode runs gen decode steps after base tokens of context and returns
@@ -88,11 +88,11 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			e.touchKVWrites(work)
 			steps[s] = e.interpolate(cur, cur, s)
 		} else {
-			before, fb := e.st.counters, e.fallbackSnapshot()
+			before, fb := e.st.counters, e.st.offUnit.snapshot()
 			mark, clock := e.trace.mark(), e.clock
 			t := pass("decode "+strconv.Itoa(s), work) + e.sample()
 			end := e.trace.mark()
-			cur = &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.fallbackDelta(fb)}
+			cur = &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.st.offUnit.delta(fb)}
 			if e.reuses() {
 				e.memo.add(key, work.Context, cur)
 			}
@@ -307,14 +307,9 @@ func (m stepMemo) at(key string, ctx, index int, crosses func(a, b int) bool) *s
 
 // at is the step (1−w)·a + w·b, as step index.
 func (a *simulated) at(b *simulated, w float64, index int) *simulated {
-	s := &simulated{index: index, seconds: (1-w)*a.seconds + w*b.seconds, fallback: make(map[string]Fallback, len(a.fallback))}
+	s := &simulated{index: index, seconds: (1-w)*a.seconds + w*b.seconds, fallback: between(a.fallback, b.fallback, w)}
 	s.delta.add(a.delta, 1-w)
 	s.delta.add(b.delta, w)
-	for kind, fa := range a.fallback {
-		fb := b.fallback[kind]
-		s.fallback[kind] = Fallback{Op: fa.Op, Unit: fa.Unit, Count: fa.Count,
-			Seconds: (1-w)*fa.Seconds + w*fb.Seconds, CopyBytes: (1-w)*fa.CopyBytes + w*fb.CopyBytes}
-	}
 	return s
 }
 
@@ -393,13 +388,7 @@ func (e *engine) interpolate(a, b *simulated, k int) float64 {
 	d.add(a.delta, 1-w)
 	d.add(b.delta, w)
 	e.st.counters.add(d, 1)
-	for kind, fa := range a.fallback {
-		f := e.st.fallbacks[kind]
-		fb := b.fallback[kind]
-		f.Count += fa.Count
-		f.Seconds += (1-w)*fa.Seconds + w*fb.Seconds
-		f.CopyBytes += (1-w)*fa.CopyBytes + w*fb.CopyBytes
-	}
+	e.st.offUnit.add(between(a.fallback, b.fallback, w))
 	dram, l3 := d.dramBytes, d.l3HitBytes
 	name := "decode " + strconv.Itoa(k) + " (interpolated)"
 	e.trace.span("passes", name, "pass", e.clock, e.clock+t, nil)
@@ -439,24 +428,6 @@ func (e *engine) touchKVWrites(w workloads.Work) {
 			}
 		}
 	}
-}
-
-func (e *engine) fallbackSnapshot() map[string]Fallback {
-	m := make(map[string]Fallback, len(e.st.fallbacks))
-	for k, f := range e.st.fallbacks {
-		m[k] = *f
-	}
-	return m
-}
-
-// fallbackDelta is what the fallbacks cost since the snapshot.
-func (e *engine) fallbackDelta(before map[string]Fallback) map[string]Fallback {
-	d := make(map[string]Fallback, len(e.st.fallbacks))
-	for k, f := range e.st.fallbacks {
-		b := before[k]
-		d[k] = Fallback{Op: f.Op, Unit: f.Unit, Count: f.Count - b.Count, Seconds: f.Seconds - b.Seconds, CopyBytes: f.CopyBytes - b.CopyBytes}
-	}
-	return d
 }
 
 // minSpreadSteps is the fewest steps simulated in full the spread is

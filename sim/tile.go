@@ -156,7 +156,7 @@ func (s *stream) next() {
 		s.busy = true
 		if t.fallback {
 			s.opStart = e.now()
-			e.runFallback(op, s.finish)
+			e.runOnHost(op, &s.plans[t.op], s.finish)
 			return
 		}
 		d := e.dispatched(op)
@@ -337,54 +337,6 @@ func (e *engine) load(t *tile, done func()) {
 	e.sim.After(0, finish)
 }
 
-// fallsBack reports whether an operator runs on the CPU because the
-// matrix unit does not support it.
-func (e *engine) fallsBack(op *workloads.Op) bool {
-	return e.host != nil && e.host != e.unit && !e.unit.Supports(string(op.Kind))
-}
-
-// fallbackBytes is what a fallback operator moves through DRAM: its
-// activations out and back (copies), its weights, and the KV cache an
-// attention reads and appends to — the CPU has none of it in its caches.
-func fallbackBytes(op workloads.Op) (copies, moved float64) {
-	copies = 2 * op.Touch(workloads.Activations)
-	return copies, copies + op.Touch(workloads.Weights) + op.Touch(workloads.KVRead) + op.Touch(workloads.KVWrite)
-}
-
-// hostDRAM is the rate the CPU streams a fallback's bytes at: the DRAM's
-// sequential rate, or less where the CPU's own draw caps it.
-func (e *engine) hostDRAM() float64 {
-	if draw := e.host.DRAMDraw(); draw > 0 && draw < float64(e.cfg.Chip.Memory.DRAM.Bandwidth)*float64(e.cfg.Chip.Memory.DRAM.SeqEfficiency) {
-		return draw
-	}
-	return float64(e.cfg.Chip.Memory.DRAM.Bandwidth) * float64(e.cfg.Chip.Memory.DRAM.SeqEfficiency)
-}
-
-// runFallback runs an operator on the CPU: the unit hands it over (sync),
-// its activations go out through DRAM and come back (a write and a read
-// each way), the CPU reads its weights and KV cache and computes, and the
-// unit takes over again (sync).
-func (e *engine) runFallback(op workloads.Op, done func()) {
-	sync := float64(e.unit.FallbackSync)
-	f, moved, cpu := e.fellBack(op)
-	start := e.sim.Now()
-	// The link carries the bytes at its own rate; a CPU that draws less
-	// than the link gives waits for the rest.
-	slower := max(0, moved/e.hostDRAM()-moved/e.dramBW)
-	e.sim.After(des.Seconds(sync), func() {
-		e.dram.Send(moved, 0, func() {
-			e.sim.After(des.Seconds(slower+cpu+sync), func() {
-				if e.trace != nil {
-					end := e.now()
-					e.trace.span(e.host.Name, "fallback "+string(op.Kind), "fallback", end-cpu-sync, end-sync, nil)
-				}
-				e.fallbackTook(f, (e.sim.Now() - start).Seconds())
-				done()
-			})
-		})
-	})
-}
-
 // hostSeconds is an operator's compute time on the CPU.
 func (e *engine) hostSeconds(op workloads.Op) float64 {
 	act := e.cfg.Quant.ActDtype(op.Role)
@@ -396,14 +348,4 @@ func (e *engine) hostSeconds(op workloads.Op) float64 {
 		return e.host.MatmulSeconds(op.M, op.N, op.K, dt, e.clockOf(e.host))
 	}
 	return e.host.VectorSeconds(op.FLOPs, dt, e.clockOf(e.host))
-}
-
-func (e *engine) fallbackOf(kind string) *Fallback {
-	f, ok := e.st.fallbacks[kind]
-	if !ok {
-		f = &Fallback{Op: kind, Unit: e.host.Name}
-		e.st.fallbacks[kind] = f
-		e.st.fallbackOrder = append(e.st.fallbackOrder, kind)
-	}
-	return f
 }

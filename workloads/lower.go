@@ -135,14 +135,18 @@ const (
 
 // Op is one operator: enough for a simulator to time it on any unit.
 type Op struct {
-	Name        string  // e.g. "blk.3.attn_q", "blk.3.ffn_up.e5", "output"
-	Layer       int     // block index, -1 outside the blocks
-	Kind        OpKind  // what the op does
-	Role        Role    // the role of the weights read, or of the block part for weightless ops
-	M, N, K     int     // matmul shape: [M x K] activations times [K x N] weights; 0 for other ops
-	FLOPs       float64 // useful operations, 2 per multiply-accumulate
-	Bytes       Traffic // bytes touched by class
-	WeightQuant string  // storage format of the weights read ("Q4_0", "Q6_K", "F32"), "" if none
+	Name    string  // e.g. "blk.3.attn_q", "blk.3.ffn_up.e5", "output"
+	Layer   int     // block index, -1 outside the blocks
+	Kind    OpKind  // what the op does
+	Role    Role    // the role of the weights read, or of the block part for weightless ops
+	M, N, K int     // matmul shape: [M x K] activations times [K x N] weights; 0 for other ops
+	FLOPs   float64 // useful operations, 2 per multiply-accumulate
+	Bytes   Traffic // bytes touched by class
+	// Out is, of Bytes.Activations, the bytes the op writes (its output);
+	// the rest are the activations it reads. A hand-off between units
+	// copies a segment's first input and its last output (sim).
+	Out         float64
+	WeightQuant string // storage format of the weights read ("Q4_0", "Q6_K", "F32"), "" if none
 	ActDtype    dtype.Dtype
 	Matrix      bool   // work for the matrix unit (matmul, router, attention); false for vector work
 	Tensor      string // name of the weight tensor read (see Model.Tensors), "" if none
@@ -355,6 +359,7 @@ func (g *Graph) LowerTo(ops []Op, w Work) []Op {
 			Weights:     float64(rows) * emb.Format.rowBytes(m.Hidden),
 			Activations: float64(rows*m.Hidden) * actBytes,
 		},
+		Out:         float64(rows*m.Hidden) * actBytes, // from token ids
 		WeightQuant: emb.Format.String(), ActDtype: dtype.FP16,
 		Tensor: emb.Name, Expert: -1,
 	})
@@ -384,6 +389,7 @@ func (l *lowering) matmul(name string, layer int, role Role, m int, t Tensor) {
 			Weights:     t.Bytes,
 			Activations: (float64(m)*float64(t.K) + float64(m)*float64(t.N)) * actBytes,
 		},
+		Out:         float64(m) * float64(t.N) * actBytes,
 		WeightQuant: t.Format.String(), ActDtype: t.Format.ActDtype(),
 		Matrix: true, Tensor: t.Name, Expert: t.Expert,
 	})
@@ -396,6 +402,7 @@ func (l *lowering) norm(t Tensor, rows, vectors int) {
 		Name: t.Name, Layer: t.Layer, Kind: KindNorm, Role: RoleNorm,
 		FLOPs:       normFLOPs * n,
 		Bytes:       Traffic{Weights: t.Bytes, Activations: 2 * n * actBytes},
+		Out:         n * actBytes,
 		WeightQuant: t.Format.String(), ActDtype: dtype.FP16,
 		Tensor: t.Name, Expert: -1,
 	})
@@ -407,6 +414,7 @@ func (l *lowering) vector(name string, layer int, kind OpKind, role Role, in, ou
 	l.ops = append(l.ops, Op{
 		Name: name, Layer: layer, Kind: kind, Role: role, FLOPs: flops,
 		Bytes:    Traffic{Activations: (in + out) * actBytes},
+		Out:      out * actBytes,
 		ActDtype: dtype.FP16, Expert: -1,
 	})
 }
@@ -449,6 +457,7 @@ func (l *lowering) attention(il int) {
 			KVWrite:     perPos * n * b,
 			Activations: r * (qd + 2*kvd + qd) * actBytes, // q, new k and v in; output out
 		},
+		Out:      r * qd * actBytes,
 		ActDtype: l.kv.Dtype(), Matrix: true, Expert: -1,
 	})
 

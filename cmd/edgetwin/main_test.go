@@ -162,10 +162,29 @@ func TestSimulateListsFallbacksAndCounters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"kv-first placement, line fidelity", "fallback to cpu", "rope ×", "profiler", "stall_mem", "stall_issue", "mac_util", "FLAG"} {
+	for _, want := range []string{"kv-first placement, line fidelity", "on cpu", "rope ×", "hand-off", "npu → cpu ×", "cpu → npu ×", "profiler", "stall_mem", "stall_issue", "mac_util", "FLAG"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestSimulateSplitsLayers: --cpu-layers places blocks on the CPU and the
+// table says so, with the hand-off each boundary takes; a value that is
+// not a set of blocks is refused naming the flag.
+func TestSimulateSplitsLayers(t *testing.T) {
+	code, out, errs := edgetwin("simulate", "--soc", "seed-c", "--model", "llama-3.2-1b", "--prompt", "32", "--gen", "4", "--cpu-layers", "0-3", "--fidelity", "analytic")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"layer split", "blocks 0-3 on the cpu, the rest on npu", "on cpu", "matmul ×", "hand-off", "cpu → npu ×5: 144 KiB copied"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errs = edgetwin("simulate", "--cpu-layers", "3-1")
+	if code != 2 || !strings.Contains(errs, "--cpu-layers") || !strings.Contains(errs, "a range runs from the lower block to the higher") {
+		t.Errorf("--cpu-layers 3-1: exit %d, %q; want exit 2 naming the flag", code, errs)
 	}
 }
 

@@ -23,6 +23,7 @@ type runFlags struct {
 	soc, model, quant, kv, unit string
 	policy, runtime             string
 	threads                     int
+	cpuLayers                   string
 	draft                       string
 	draftLen                    int
 	draftAccept                 float64
@@ -46,6 +47,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.unit, "unit", "", "unit that runs the matrix work (default: the fastest at the compute dtype)")
 	fl.StringVar(&f.runtime, "runtime", "", "software stack that runs the model: "+strings.Join(runtimes.IDs(), ", ")+", or a runtime YAML file (default: the one a user of the chip runs for the model's format)")
 	fl.IntVar(&f.threads, "threads", 0, "CPU threads the runtime uses (default: the runtime's, else every core)")
+	fl.StringVar(&f.cpuLayers, "cpu-layers", "", "layer split: the blocks the CPU runs instead of the unit, as 0-13 or 0-3,20-27 (the embedding goes with block 0, the output head with the last block; default: none)")
 	fl.StringVar(&f.draft, "draft", "", "speculative decoding: the draft model (catalog id, model YAML or config.json) that proposes tokens for --model to verify (default: none)")
 	fl.IntVar(&f.draftLen, "draft-len", 0, "with --draft: tokens drafted per cycle (default 4, assumed)")
 	fl.Float64Var(&f.draftAccept, "draft-accept", -1, "with --draft: the chance, 0..1, that the model accepts a drafted token given it accepted the ones before (default 0.6, assumed)")
@@ -167,6 +169,10 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if f.threads < 0 {
 		return sim.Config{}, inputErrorf("--threads %d is not allowed: give a positive thread count, or leave it out for the runtime's default", f.threads)
 	}
+	cpuLayers, err := sim.ParseLayers(f.cpuLayers)
+	if err != nil {
+		return sim.Config{}, flagErr("--cpu-layers", err)
+	}
 	draft, err := f.draftConfig()
 	if err != nil {
 		return sim.Config{}, err
@@ -180,7 +186,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	cfg := sim.Config{
 		Draft: draft, Schedule: sched,
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
-		Runtime: rt, Threads: f.threads,
+		Runtime: rt, Threads: f.threads, CPULayers: cpuLayers,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}
 	// The chip as its runtime runs it, so that every reader of the config

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// splitRun runs llama-2-7b (32 blocks of 4096) on the minimal chip's NPU,
+// prompt 32 and 4 tokens decoded, with blocks on the CPU.
+func splitRun(t *testing.T, layers string, fidelity Fidelity) (*Result, Config) {
+	t.Helper()
+	cfg := configFor(t, opts{chipSrc: minimalChip, prompt: 32, gen: 4, fidelity: fidelity})
+	l, err := ParseLayers(layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.CPULayers = l
+	if err := Resolve(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, cfg
+}
+
+// TestLayerSplitHandsOffAtEachBoundary: the first blocks on the CPU hand
+// the residual stream to the NPU once a pass, the last blocks take it
+// from the NPU once, and blocks in the middle do both — one hand-off a
+// boundary a pass, not one an operator. Each copies the pass's rows of
+// the 4096-wide fp16 hidden state: 32 prompt rows and 4 × 1 decoded, 36 ×
+// 8 KiB in all, and takes the NPU's hand-off cost plus the copy written
+// and read through DRAM at the CPU's rate (analytic fidelity, where the
+// sum is exact).
+func TestLayerSplitHandsOffAtEachBoundary(t *testing.T) {
+	const bytes = 36 * 4096 * 2
+	for _, tc := range []struct {
+		layers string
+		want   []Boundary // counts and bytes; the seconds are worked out below
+	}{
+		// The embedding goes with block 0: the CPU holds the token ids,
+		// so the pass opens on it and hands over once.
+		{"0-7", []Boundary{{From: "cpu", To: "npu", Count: 5, CopyBytes: bytes}}},
+		// The output head goes with block 31: the CPU samples from the
+		// logits it computed, nothing comes back.
+		{"24-31", []Boundary{{From: "npu", To: "cpu", Count: 5, CopyBytes: bytes}}},
+		{"8-15", []Boundary{{From: "npu", To: "cpu", Count: 5, CopyBytes: bytes}, {From: "cpu", To: "npu", Count: 5, CopyBytes: bytes}}},
+	} {
+		t.Run(tc.layers, func(t *testing.T) {
+			r, cfg := splitRun(t, tc.layers, Analytic)
+			if r.CPULayers != tc.layers {
+				t.Errorf("cpu_layers %q, want %q", r.CPULayers, tc.layers)
+			}
+			npu, cpu := cfg.Chip.Unit("npu"), cfg.Chip.Unit("cpu")
+			d := cfg.Chip.Memory.DRAM
+			rate := float64(d.Bandwidth) * float64(d.SeqEfficiency)
+			if draw := cpu.DRAMDraw(); draw > 0 && draw < rate {
+				rate = draw
+			}
+			if len(r.Boundaries) != len(tc.want) {
+				t.Fatalf("boundaries %+v, want %+v", r.Boundaries, tc.want)
+			}
+			for i, b := range r.Boundaries {
+				w := tc.want[i]
+				w.Seconds = float64(w.Count)*float64(npu.FallbackSync) + 2*bytes/rate
+				if b.From != w.From || b.To != w.To || b.Count != w.Count || b.CopyBytes != w.CopyBytes || math.Abs(b.Seconds-w.Seconds) > 1e-9*w.Seconds {
+					t.Errorf("boundary %+v, want %+v", b, w)
+				}
+			}
+		})
+	}
+}
+
+// TestLayerSplitRunsTheBlocksOnTheCPU: every operator of the CPU's blocks
+// runs there — eight blocks of llama-2-7b over five passes are 8 × 5
+// attentions — and nothing else does.
+func TestLayerSplitRunsTheBlocksOnTheCPU(t *testing.T) {
+	r, _ := splitRun(t, "8-15", Tile)
+	counts := map[string]int{}
+	for _, f := range r.Fallbacks {
+		if f.Unit != "cpu" || f.Seconds <= 0 {
+			t.Errorf("fallback %+v, want a cost on the cpu", f)
+		}
+		counts[f.Op] = f.Count
+	}
+	// Per block and pass: 2 norms, 7 matmuls (q, k, v, o, gate, up,
+	// down), a rope, an attention, an activation, 2 residual adds.
+	want := map[string]int{"norm": 2 * 40, "matmul": 7 * 40, "rope": 40, "attention": 40, "activation": 40, "residual": 2 * 40}
+	for op, n := range want {
+		if counts[op] != n {
+			t.Errorf("%s ran %d times on the cpu, want %d (all: %v)", op, counts[op], n, counts)
+		}
+	}
+	if counts["embed"] != 0 {
+		t.Errorf("the embedding ran on the cpu %d times with block 0 on the npu", counts["embed"])
+	}
+	if r.Compute.StallFallback <= 0 || r.Time.Fallback <= 0 {
+		t.Error("the unit's wait for the CPU's blocks is not counted")
+	}
+}
+
+// TestWholeModelOnTheCPUIsTheCPU: a split that places every block on the
+// CPU prefills as the CPU does alone — the prompt is compute-bound there,
+// and the CPU runs each operator at the same figures either way. (Decode
+// is not held to it: alone, the CPU streams its weights through the
+// unit's tile pipeline and the L3; beside another unit it streams them at
+// its own draw.)
+func TestWholeModelOnTheCPUIsTheCPU(t *testing.T) {
+	split, _ := splitRun(t, "0-31", Analytic)
+	alone := simulate(t, opts{chipSrc: minimalChip, prompt: 32, gen: 4, fidelity: Analytic, unit: "cpu"})
+	if len(split.Boundaries) != 0 {
+		t.Errorf("a model wholly on the CPU handed off: %+v", split.Boundaries)
+	}
+	if got, want := split.Prefill.Seconds, alone.Prefill.Seconds; math.Abs(got-want) > 0.01*want {
+		t.Errorf("prefill %.4f s with every block on the CPU beside the NPU, %.4f s on the CPU alone", got, want)
+	}
+}
+
+// TestLayerSplitRefusals: a split needs a CPU beside the unit, and blocks
+// the model has.
+func TestLayerSplitRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		o      opts
+		layers string
+		want   string
+	}{
+		{opts{chipSrc: minimalChip, prompt: 8, gen: 1}, "0-32", "block 32 is not allowed: Llama 2 7B has 32 blocks, 0-31"},
+		{opts{chipSrc: minimalChip, prompt: 8, gen: 1, unit: "cpu"}, "0-3", "the run's unit is the CPU (cpu) already"},
+	} {
+		cfg := configFor(t, tc.o)
+		cfg.CPULayers, _ = ParseLayers(tc.layers)
+		_, err := Run(context.Background(), cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "cpu-layers") {
+			t.Errorf("%s: error %v, want one about cpu-layers saying %q", tc.layers, err, tc.want)
+		}
+	}
+}
