@@ -67,6 +67,11 @@ type Profile struct {
 	// stay on storage and page in as each pass reads them, instead of
 	// the model failing to load.
 	Mmap bool `yaml:"mmap,omitempty"`
+	// CPUOps are the operators its kernels leave to the CPU on the unit it
+	// drives (ggml's scheduler runs an operator its backend refuses on the
+	// CPU): kinds of hw.Operators, or OutputHead for the output head's
+	// matmul alone.
+	CPUOps []string `yaml:"cpu_ops,omitempty"`
 	// Efficiency is the share of the unit's peak its kernels reach.
 	Efficiency Efficiency `yaml:"efficiency"`
 	// Basis says what the figures rest on: the records and chips of the
@@ -159,6 +164,14 @@ func Decode(file string, data []byte) (*Profile, error) {
 			return nil, doc.Errorf(fmt.Sprintf("formats.%d", i), "weight format %q is not one of %s", f, strings.Join(WeightFormats, ", "))
 		}
 	}
+	for i, op := range p.CPUOps {
+		if !slices.Contains(hw.Operators, op) && op != OutputHead {
+			return nil, doc.Errorf(fmt.Sprintf("cpu_ops.%d", i), "%q is not an operator: use %s or %s (the output head's matmul)", op, strings.Join(hw.Operators, ", "), OutputHead)
+		}
+		if slices.Contains(p.Units, hw.CPU) {
+			return nil, doc.Errorf(fmt.Sprintf("cpu_ops.%d", i), "operators left to the CPU are a runtime's on another unit; this one drives %s", strings.Join(p.Units, ", "))
+		}
+	}
 	shares := map[string]map[string]units.Fraction{"efficiency.gemm": p.Efficiency.GEMM, "efficiency.gemv": p.Efficiency.GEMV}
 	for core, ce := range p.Efficiency.Cores {
 		if !slices.Contains(hw.CoreFamilies, core) {
@@ -193,6 +206,17 @@ func Decode(file string, data []byte) (*Profile, error) {
 	}
 	p.Provenance = doc.Provenance("", p.Sources)
 	return &p, nil
+}
+
+// OutputHead is the name cpu_ops gives the output head's matmul (the
+// projection onto the vocabulary), an operator of kind matmul that a
+// backend may refuse alone.
+const OutputHead = "output"
+
+// LeavesToCPU reports whether the runtime leaves an operator of kind, or
+// the output head, to the CPU.
+func (p *Profile) LeavesToCPU(kind string, head bool) bool {
+	return p != nil && (slices.Contains(p.CPUOps, kind) || head && slices.Contains(p.CPUOps, OutputHead))
 }
 
 // WeightFormats is the vocabulary of weight formats a profile may list (the

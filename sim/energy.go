@@ -71,10 +71,11 @@ func (e *engine) energy(d counters, seconds float64, out *deposit) (p energyPart
 	node[h.nodeOf[e.unit.Name]] += p.compute + p.sram
 	if e.host != nil {
 		_, vh := e.opp(e.host)
-		// One core of the host is busy while it dispatches, samples and
-		// runs fallbacks.
-		busy := e.activePower(e.host) / float64(max(e.host.Cores, 1)) * (d.dispatch + d.host + d.fallback)
-		p.host = d.hostOps*energyPerOp(e.host, dtype.FP32)*vh*vh + busy
+		// One core of the host is busy while it dispatches and samples (in
+		// fp32); the whole CPU, as its runtime's threads, while it runs
+		// work off the unit (at the dtype it computes the model's in).
+		busy := e.activePower(e.host)/float64(max(e.host.Cores, 1))*(d.dispatch+d.host) + e.activePower(e.host)*d.fallback
+		p.host = ((d.hostOps-d.fallbackOps)*energyPerOp(e.host, dtype.FP32)+d.fallbackOps*energyPerOp(e.host, e.hostDt))*vh*vh + busy
 		node[h.nodeOf[e.host.Name]] += p.host
 	}
 	// A pipeline stage keeps one core of its unit busy.

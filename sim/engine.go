@@ -42,6 +42,7 @@ type engine struct {
 	// cpuLayers flags the blocks placed on the host (Config.CPULayers);
 	// nil when none is.
 	cpuLayers []bool
+	hostDt    dtype.Dtype // the dtype the host computes the model's operators in
 
 	sim      *des.Sim
 	dram, l3 *des.Link
@@ -230,6 +231,9 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 		e.vdt = dtype.FP16
 	}
 	e.host = hostCPU(c.Chip)
+	if e.host != nil {
+		e.hostDt = e.hostDtype(c.Quant.ActDtype(workloads.RoleFFN))
+	}
 	if len(c.CPULayers) > 0 {
 		switch {
 		case e.host == nil:

@@ -5,12 +5,14 @@ import (
 	"slices"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/dtype"
 	"github.com/edgetwin/edgetwin/sim/des"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
 // Work off the unit. An operator the unit does not support (hw.Unit.Ops)
-// and every operator of a block placed on the CPU (Config.CPULayers) runs
+// or its runtime leaves to the CPU (runtimes.Profile.CPUOps), and every
+// operator of a block placed on the CPU (Config.CPULayers) runs
 // on the chip's CPU instead. Consecutive such operators form a segment:
 // the unit hands the segment's first input over once, the CPU runs the
 // operators one after another — each dispatched as its runtime dispatches
@@ -135,7 +137,7 @@ func (e *engine) onHost(op *workloads.Op) bool {
 	if e.host == nil || e.host == e.unit {
 		return false
 	}
-	if !e.unit.Supports(string(op.Kind)) {
+	if !e.unit.Supports(string(op.Kind)) || e.cfg.Runtime.LeavesToCPU(string(op.Kind), op.Role == workloads.RoleOutput) {
 		return true
 	}
 	if len(e.cpuLayers) == 0 {
@@ -290,4 +292,24 @@ func (e *engine) analyticOnHost(op workloads.Op, p *opPlan) float64 {
 		handOff(e.host, e.unit, handOffOut(op))
 	}
 	return total
+}
+
+// hostSeconds is an operator's compute time on the CPU: a matrix product
+// at its kernels' share for the weights' format, as on any unit.
+func (e *engine) hostSeconds(op workloads.Op) float64 {
+	dt := e.hostDtype(e.cfg.Quant.ActDtype(op.Role))
+	if op.Matrix && op.M > 0 {
+		return e.host.MatmulSecondsFor(op.M, op.N, op.K, dt, e.clockOf(e.host), e.formatOf(op.WeightQuant))
+	}
+	return e.host.VectorSeconds(op.FLOPs, dt, e.clockOf(e.host))
+}
+
+// hostDtype is the dtype the host computes activations of dtype act in
+// (hw.Unit.ComputeDtype), or its fastest when it has none at or above act.
+func (e *engine) hostDtype(act dtype.Dtype) dtype.Dtype {
+	dt, ok := e.host.ComputeDtype(act)
+	if !ok {
+		dt, _ = e.host.ComputeDtype("int4")
+	}
+	return dt
 }

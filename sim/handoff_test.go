@@ -2,9 +2,12 @@ package sim
 
 import (
 	"context"
+	"maps"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/runtimes"
 )
 
 // splitRun runs llama-2-7b (32 blocks of 4096) on the minimal chip's NPU,
@@ -103,7 +106,7 @@ func TestLayerSplitRunsTheBlocksOnTheCPU(t *testing.T) {
 }
 
 // TestWholeModelOnTheCPUIsTheCPU: a split that places every block on the
-// CPU prefills as the CPU does alone — the prompt is compute-bound there,
+// CPU prefills as the CPU does alone, and spends the same energy — the prompt is compute-bound there,
 // and the CPU runs each operator at the same figures either way. (Decode
 // is not held to it: alone, the CPU streams its weights through the
 // unit's tile pipeline and the L3; beside another unit it streams them at
@@ -116,6 +119,11 @@ func TestWholeModelOnTheCPUIsTheCPU(t *testing.T) {
 	}
 	if got, want := split.Prefill.Seconds, alone.Prefill.Seconds; math.Abs(got-want) > 0.01*want {
 		t.Errorf("prefill %.4f s with every block on the CPU beside the NPU, %.4f s on the CPU alone", got, want)
+	}
+	// The CPU's energy is the same work either way: its threads busy for
+	// the time it computes, its operations at its dtype's energy.
+	if got, want := split.Energy.TotalJ, alone.Energy.TotalJ; math.Abs(got-want) > 0.02*want {
+		t.Errorf("%.3f J with every block on the CPU beside the NPU, %.3f J on the CPU alone", got, want)
 	}
 }
 
@@ -135,6 +143,35 @@ func TestLayerSplitRefusals(t *testing.T) {
 		_, err := Run(context.Background(), cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "cpu-layers") {
 			t.Errorf("%s: error %v, want one about cpu-layers saying %q", tc.layers, err, tc.want)
+		}
+	}
+}
+
+// TestRuntimeLeavesOperatorsToTheCPU: llama.cpp's Hexagon backend keeps
+// the embedding on the CPU, as all of llama.cpp does, and the HTP refuses
+// the output head (128,256 rows of Llama 3.2's vocabulary, past its 32,768;
+// a Q6_K matrix in a Q4_0 file). Each pass then opens on the CPU, hands
+// the embedded rows to the NPU (16 prompt rows and 4 × 1 decoded of 2048
+// fp16), and takes back the one row the head projects (4 KiB a pass).
+func TestRuntimeLeavesOperatorsToTheCPU(t *testing.T) {
+	r := simulate(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-1b", prompt: 16, gen: 4, fidelity: Analytic, runtime: runtimes.MustLoad("llama.cpp-hexagon")})
+	if r.Unit != "npu" || r.CPURuntime != "llama.cpp-cpu" {
+		t.Fatalf("ran on %s with the CPU at %q's figures, want the npu beside llama.cpp-cpu", r.Unit, r.CPURuntime)
+	}
+	got := map[string]int{}
+	for _, f := range r.Fallbacks {
+		got[f.Op] = f.Count
+	}
+	if want := map[string]int{"embed": 5, "matmul": 5}; !maps.Equal(got, want) {
+		t.Errorf("on the cpu: %v, want %v (the embedding and the head, once a pass)", got, want)
+	}
+	want := []Boundary{{From: "cpu", To: "npu", Count: 5, CopyBytes: 20 * 2048 * 2}, {From: "npu", To: "cpu", Count: 5, CopyBytes: 5 * 2048 * 2}}
+	if len(r.Boundaries) != 2 {
+		t.Fatalf("boundaries %+v, want %+v", r.Boundaries, want)
+	}
+	for i, b := range r.Boundaries {
+		if w := want[i]; b.From != w.From || b.To != w.To || b.Count != w.Count || b.CopyBytes != w.CopyBytes || b.Seconds <= 0 {
+			t.Errorf("boundary %+v, want %+v and a cost", b, w)
 		}
 	}
 }

@@ -458,7 +458,7 @@ func resolve(cfg *Config) (Choice, error) {
 	// The CPU that runs part of the model beside the unit (a layer split,
 	// operators the unit lacks) runs it at what a CPU runtime reaches
 	// there, where one reads the model's formats.
-	if host := hostCPU(cfg.Chip); host != nil && host.Name != choice.Unit.Name && (len(cfg.CPULayers) > 0 || len(choice.Unit.Ops) > 0) {
+	if host := hostCPU(cfg.Chip); host != nil && host.Name != choice.Unit.Name && (len(cfg.CPULayers) > 0 || len(choice.Unit.Ops) > 0 || choice.Runtime != nil && len(choice.Runtime.CPUOps) > 0) {
 		if p := runtimes.Default(hw.CPU, cfg.Chip.Vendor, formatNames(cfg)); p != nil {
 			cfg.Chip = withRuntime(cfg.Chip, Choice{Unit: host, Runtime: p}, cfg.Threads)
 			cfg.cpuRuntime = p

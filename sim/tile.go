@@ -336,16 +336,3 @@ func (e *engine) load(t *tile, done func()) {
 	}
 	e.sim.After(0, finish)
 }
-
-// hostSeconds is an operator's compute time on the CPU.
-func (e *engine) hostSeconds(op workloads.Op) float64 {
-	act := e.cfg.Quant.ActDtype(op.Role)
-	dt, ok := e.host.ComputeDtype(act)
-	if !ok {
-		dt, _ = e.host.ComputeDtype("int4")
-	}
-	if op.Matrix && op.M > 0 {
-		return e.host.MatmulSeconds(op.M, op.N, op.K, dt, e.clockOf(e.host))
-	}
-	return e.host.VectorSeconds(op.FLOPs, dt, e.clockOf(e.host))
-}
