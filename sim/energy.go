@@ -195,8 +195,9 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 
 // maxSeriesPoints bounds the stretches a run may have. Its series goes to
 // its sink, its bandwidth samples to a bounded log and its decode steps to
-// the few the spread and the sustained rate read; what still grows is each
-// decode step's time for the percentiles, 8 bytes a step. A sustained
+// the few the spread and the sustained rate read, and their times for the
+// percentiles to a summary that stops growing (stepTimes: 8 bytes a step
+// up to 8 MiB, then a histogram). A sustained
 // session of 385,000 stretches (24 h on the default chip) peaks at 67–75 MB
 // with --series, as an hour does, its JSON 0.8 MB against 0.5 MB for the
 // hour. The bound keeps a series a caller holds in memory, and the run's

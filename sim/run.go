@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/edgetwin/edgetwin/hw"
@@ -85,7 +84,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		prompted += t.Prompt
 	}
 	r.Prefill = PrefillPhase{Phase: phase(prompted*cfg.Batch, sum(s.prefills)), PaddedTokens: e.st.paddedTokens * cfg.Batch}
-	r.Decode = decodePhase(s.steps, cfg.Batch)
+	r.Decode = decodePhase(&s.steps, cfg.Batch)
 	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)
 	if e.spec != nil {
@@ -256,38 +255,30 @@ func phase(tokens int, seconds float64) Phase {
 
 // decodePhase summarises decode steps: totals, the rate over the first ten
 // seconds, and the spread of step times.
-func decodePhase(steps []float64, batch int) DecodePhase {
-	d := DecodePhase{Phase: phase(len(steps)*batch, sum(steps))}
-	if len(steps) == 0 {
+func decodePhase(steps *stepTimes, batch int) DecodePhase {
+	d := DecodePhase{Phase: phase(steps.n*batch, steps.sum)}
+	if steps.n == 0 {
 		return d
-	}
-	var t float64
-	n := 0
-	for _, s := range steps {
-		if t+s > first10s {
-			break
-		}
-		t += s
-		n++
 	}
 	if d.Seconds <= first10s {
 		d.First10sTokensPerS = d.TokensPerS
 	} else {
-		d.First10sTokensPerS = ptr(float64(n*batch) / first10s)
+		d.First10sTokensPerS = ptr(float64(steps.n10*batch) / first10s)
 	}
-	ms := make([]float64, len(steps))
-	for i, s := range steps {
-		ms[i] = s * 1e3
-	}
-	sort.Float64s(ms)
-	d.MsPerToken = Percentile{P50: ptr(percentile(ms, 0.50)), P99: ptr(percentile(ms, 0.99))}
+	p := steps.percentiles(0.50, 0.99)
+	d.MsPerToken = Percentile{P50: ptr(p[0] * 1e3), P99: ptr(p[1] * 1e3)}
 	return d
 }
 
 // percentile is the nearest-rank percentile of sorted values.
 func percentile(sorted []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
+	return sorted[nearestRank(q, len(sorted))]
+}
+
+// nearestRank is the index of the nearest-rank percentile q of n sorted
+// values.
+func nearestRank(q float64, n int) int {
+	return max(0, min(int(math.Ceil(q*float64(n)))-1, n-1))
 }
 
 func sum(xs []float64) float64 {

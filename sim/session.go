@@ -28,7 +28,7 @@ type turnSpec struct {
 type session struct {
 	pass     func(string, workloads.Work) float64
 	prefills []float64
-	steps    []float64
+	steps    stepTimes // every decode step of every turn, summarised
 	turns    []Turn
 	ttft     float64 // the first turn's, warm
 }
@@ -198,7 +198,9 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 			}
 		}
 	}
-	s.steps = append(s.steps, steps...)
+	for _, x := range steps {
+		s.steps.add(x)
+	}
 	for _, st := range stages {
 		if st.When == workloads.StageOutput {
 			stage(st.Name, e.runStage(st, st.Seconds(len(steps)), workloads.Decode))
