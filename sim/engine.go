@@ -84,8 +84,11 @@ type engine struct {
 	stepBase   int      // context before the current decode's first step
 	memo       stepMemo // decode steps simulated in full, for reuse
 	stageUnit  *hw.Unit // the unit a pipeline stage runs on, while it runs
-	stopAt     float64  // a session's end, seconds of the run; 0 for one request
-	kvScan     bool     // this pass's KV reads cannot hit: see scanBypass
+	// overlap is, while a turn decodes, the seconds of each token's stages
+	// that run beside the next step (workloads.Stage.Overlap).
+	overlap float64
+	stopAt  float64 // a session's end, seconds of the run; 0 for one request
+	kvScan  bool    // this pass's KV reads cannot hit: see scanBypass
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64

@@ -211,6 +211,9 @@ func (e *engine) sample() float64 {
 	if e.host == nil || e.cfg.NoSampling {
 		return 0
 	}
+	// The token's overlapped stages run beside the next step: their
+	// work is this step's, their time is not (turn).
+	e.st.stage += e.overlap
 	logits := float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
 	ops := sampleOpsPerLogit * logits
 	cycles, _ := samplerCycles(e.host)

@@ -150,13 +150,17 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 
 	// Each streamed token passes the token stages before it is on screen;
 	// the first token's count towards the time to first token.
-	var perToken float64
+	var perToken, overlapped float64
 	for _, st := range stages {
-		if st.When == workloads.StageToken {
+		switch {
+		case st.When == workloads.StageToken && st.Overlap:
+			overlapped += st.Seconds(1)
+		case st.When == workloads.StageToken:
 			perToken += st.Seconds(1)
 		}
 	}
-	e.runStageTime(perToken, workloads.Decode)
+	// The first token is on screen once all its stages ran.
+	e.runStageTime(perToken+overlapped, workloads.Decode)
 	t.TTFTS = e.clock - t.StartS
 	if len(s.prefills) == 1 {
 		s.ttft = e.clock - warm
@@ -173,11 +177,16 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 			return err
 		}
 		t.Speculative = speculative
+		e.overlap = overlapped // each sampled token's stages, charged as they run beside the steps
+		if overlapped > 0 {
+			e.stageUnit = e.host
+		}
 		if speculative {
 			steps, err = e.speculate(ctx, ts.base+ts.prompt, ts.gen)
 		} else {
 			steps, err = e.decode(ctx, s.pass, ts.base+ts.prompt, ts.gen)
 		}
+		e.overlap, e.stageUnit = 0, nil
 		if err != nil {
 			return err
 		}
@@ -192,6 +201,25 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		for i := range steps {
 			steps[i] += perToken
 		}
+	}
+	if overlapped > 0 && len(steps) > 0 {
+		// The unit began the first step as the first token went to its
+		// stages, overlapped before it showed: token i is made at P_i (the
+		// steps so far, less that head start) and on screen at S_i =
+		// max(P_i, S_i−1) + the overlapped stages. The stream waits for
+		// them only where they are longer than a step, and the turn for
+		// what the last tokens' leave after the last step.
+		var made, shown float64
+		for i := range steps {
+			made += steps[i]
+			next := max(made-overlapped, shown) + overlapped
+			steps[i], shown = next-shown, next
+		}
+		if tail := shown - made; tail > 0 {
+			e.advance(workloads.Decode, "stream", counters{}, tail)
+		}
+	}
+	if perToken+overlapped > 0 {
 		for _, st := range stages {
 			if st.When == workloads.StageToken {
 				stage(st.Name, st.Seconds(1)*float64(1+len(steps)))

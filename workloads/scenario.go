@@ -102,6 +102,11 @@ type Stage struct {
 	PerToken units.Seconds `yaml:"per_token,omitempty"`
 	// Unit is the chip's unit it runs on; empty is the CPU.
 	Unit string `yaml:"unit,omitempty"`
+	// Overlap says a token stage runs on a thread of its own (an app's UI
+	// thread detokenising and rendering) while the unit computes the next
+	// token, instead of between the steps: the stream waits for it only
+	// where it is longer than a step.
+	Overlap bool `yaml:"overlap,omitempty"`
 }
 
 // Seconds is the stage's time for a run over tokens tokens.
@@ -166,6 +171,9 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	for _, st := range s.Stages {
 		if st.Fixed < 0 || st.PerToken < 0 {
 			return nil, doc.Errorf("stages."+st.Name, "stage %s: times must be 0 or more", st.Name)
+		}
+		if st.Overlap && st.When != StageToken {
+			return nil, doc.Errorf("stages."+st.Name, "stage %s: only a token stage overlaps the next step; an %s stage runs once, before or after the model", st.Name, st.When)
 		}
 	}
 	return &s, nil

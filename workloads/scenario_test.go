@@ -44,6 +44,7 @@ func TestBadScenarios(t *testing.T) {
 		{"stage without when", chat + "stages:\n  - {name: render, fixed: 1ms}\n", []string{"s.yaml:7", "when"}},
 		{"bad stage when", chat + "stages:\n  - {name: render, when: later}\n", []string{"s.yaml:7", "input, token, output"}},
 		{"negative think time", chat + "think_time: -3s\n", []string{"think_time"}},
+		{"overlapped input stage", chat + "stages:\n  - {name: capture, when: input, fixed: 20ms, overlap: true}\n", []string{"stages.capture", "only a token stage overlaps the next step; an input stage runs once"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.yaml")
