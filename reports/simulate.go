@@ -49,7 +49,15 @@ func viaRuntime(r *sim.Result) string {
 // time went.
 func SimulateTable(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s %s on %s — %s unit (%s)%s, %s placement, %s fidelity\n", r.Model, r.Quant, r.SoC, r.Unit, r.Compute.Dtype, viaRuntime(r), r.Policy, r.Fidelity)
-	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %d · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, r.Batch, r.KVDtype)
+	batch := fmt.Sprint(r.Batch)
+	if r.CompiledBatch > r.Batch {
+		pad, verb := r.CompiledBatch-r.Batch, "are"
+		if pad == 1 {
+			verb = "is"
+		}
+		batch += fmt.Sprintf(" (run as %d by %s's compiled graphs: %d of the %d sequences %s padding)", r.CompiledBatch, r.Runtime, pad, r.CompiledBatch, verb)
+	}
+	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %s · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, batch, r.KVDtype)
 	if r.RuntimeBasis != "" {
 		fmt.Fprintf(w, "runtime figures: %s\n", r.RuntimeBasis)
 	}

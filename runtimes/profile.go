@@ -62,6 +62,10 @@ type Profile struct {
 	// last padded, and the padding is wasted work. 0: one pass of the
 	// prompt as it is.
 	PrefillChunk int `yaml:"prefill_chunk,omitempty" spec:"nonneg"`
+	// Batches are the batch sizes its compiled graphs take (static shapes,
+	// as NPU SDKs compile them), ascending: a batch between two runs as the
+	// next larger one, the extra sequences wasted work. Empty: any batch.
+	Batches []int `yaml:"batches,omitempty"`
 	// Mmap says the runtime maps the weights file instead of reading it
 	// (llama.cpp's default): weights past the app's memory budget then
 	// stay on storage and page in as each pass reads them, instead of
@@ -162,6 +166,11 @@ func Decode(file string, data []byte) (*Profile, error) {
 	for i, f := range p.Formats {
 		if !slices.Contains(WeightFormats, f) {
 			return nil, doc.Errorf(fmt.Sprintf("formats.%d", i), "weight format %q is not one of %s", f, strings.Join(WeightFormats, ", "))
+		}
+	}
+	for i, b := range p.Batches {
+		if b < 1 || i > 0 && b <= p.Batches[i-1] {
+			return nil, doc.Errorf(fmt.Sprintf("batches.%d", i), "%d is not allowed: batch sizes are 1 or more, each larger than the one before (as [1, 2, 4])", b)
 		}
 	}
 	for i, op := range p.CPUOps {

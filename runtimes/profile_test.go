@@ -67,6 +67,8 @@ func TestDecodeErrors(t *testing.T) {
 		{base + "efficiency: {cores: {apple-p: {gemv: {q4_0: 15%}}}}\n", "field efficiency.cores.apple-p: shares by core design are a CPU runtime's"},
 		{base + "barrier: 3 us\n", "field barrier: 3 µs: a barrier between operators is a CPU runtime's"},
 		{base + "cpu_ops: [embed, lm_head]\n", `x.yaml:6:18: field cpu_ops.1: "lm_head" is not an operator: use embed, norm, matmul, rope, attention, activation, residual, router or output`},
+		{base + "batches: [1, 4, 2]\n", "field batches.2: 2 is not allowed: batch sizes are 1 or more, each larger than the one before"},
+		{base + "batches: [0]\n", "field batches.0: 0 is not allowed"},
 		{cpu + "cpu_ops: [embed]\n", "field cpu_ops.0: operators left to the CPU are a runtime's on another unit; this one drives cpu"},
 		{base + "graph2: x\n", `unknown field "graph2"`},
 		{"name: x\nunits: [gpu]\nformats: [Q4_0]\ngraph: eager\nbasis: b\n", "field graph"},

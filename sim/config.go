@@ -111,7 +111,22 @@ func (c *Config) takes(s shortcut) bool {
 // batch 2). One sequence always reads its top-k.
 func (c *Config) routesUnionPerStep() bool {
 	m := c.Model.MoE
-	return m != nil && c.Batch > 1 && m.Active < m.Experts
+	return m != nil && c.runBatch() > 1 && m.Active < m.Experts
+}
+
+// runBatch is the batch the passes compute: the run's, or the next larger
+// one its runtime's graphs are compiled for (runtimes.Profile.Batches), the
+// extra sequences computed, held in the KV cache and thrown away. Only the
+// run's own sequences are sampled and counted.
+func (c *Config) runBatch() int {
+	if c.Runtime != nil {
+		for _, b := range c.Runtime.Batches {
+			if b >= c.Batch {
+				return b
+			}
+		}
+	}
+	return c.Batch
 }
 
 // ParseFidelity reads a fidelity's name.
@@ -236,7 +251,7 @@ func (f Footprint) Total() float64 { return f.Weights + f.KV + f.Draft }
 func footprint(c *Config) Footprint {
 	f := Footprint{
 		Weights: c.compiled().WeightBytes(),
-		KV:      c.Model.KVBytes(c.KV, c.allocated()) * float64(c.Batch),
+		KV:      c.Model.KVBytes(c.KV, c.allocated()) * float64(c.runBatch()),
 	}
 	if d := c.Draft; d != nil {
 		f.Draft = d.Model.WeightBytes(c.Quant) + d.Model.KVBytes(c.KV, c.allocated())
@@ -331,7 +346,7 @@ func budgetBasis(c *Config) string {
 // weights (a multiple of 512 tokens); "" otherwise.
 func contextHint(c *Config, room float64) string {
 	sc := c.Scenario
-	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.Batch)
+	perToken := c.Model.KVBytesPerToken(c.KV) * float64(c.runBatch())
 	if sc == nil {
 		// One prompt: say which settings sized the KV cache and how much
 		// of it would fit, when it is what does not fit.
@@ -348,8 +363,8 @@ func contextHint(c *Config, room float64) string {
 			}
 		}
 		batch := ""
-		if c.Batch > 1 {
-			batch = fmt.Sprintf(" for each of the batch's %d sequences", c.Batch)
+		if b := c.runBatch(); b > 1 {
+			batch = fmt.Sprintf(" for each of the batch's %d sequences", b)
 		}
 		return fmt.Sprintf("; the KV cache holds %d tokens (%s)%s: %d fit beside the weights",
 			c.allocated(), strings.Join(parts, " + "), batch, max(0, int(room/perToken)))

@@ -266,7 +266,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	e.l3Size = float64(l3.Size)
 	e.rowMiss = (d.RandomPenalty - 1) * randomRun
 	e.rowSize = float64(d.RowSize)
-	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.Batch)
+	e.kvLayer = c.Model.KVBytesPerToken(c.KV) / float64(c.Model.Layers) * float64(c.runBatch())
 	// Every tensor of the model, every layer's KV cache and the spill
 	// buffer: room for all at once, as a pass names them all.
 	if e.layout.addr == nil { // no finished run left one (takeBuffers)
@@ -290,7 +290,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	// SRAM: the KV cache's resident share first, then streaming buffers.
 	sram := float64(unit.SRAM)
 	if kv := pol.placement(classKV); kv.Home == HomeSRAM {
-		need := c.Model.KVBytes(c.KV, c.context()) * float64(c.Batch)
+		need := c.Model.KVBytes(c.KV, c.context()) * float64(c.runBatch())
 		e.kvResident = math.Min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
 		sram -= e.kvResident * float64(c.Model.Layers)
 	}
@@ -432,7 +432,7 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
 	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
 	resident := math.Min(read, e.kvResident)
-	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.Batch)
+	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.runBatch())
 	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
 	headStride := headVec * maxCtx
 	var readRun, writeRun float64 // 0: sequential
@@ -503,7 +503,7 @@ func (e *engine) formatOf(quant string) string {
 // the rows, the context the columns, the head dimension the reduction.
 func (e *engine) attentionSeconds(op *workloads.Op, clock float64) float64 {
 	m := e.cfg.Model
-	b := e.cfg.Batch
+	b := e.cfg.runBatch()
 	tokens := max(1, e.work.Tokens)
 	group := m.Heads / m.KVHeads
 	hd := m.HeadDimension()

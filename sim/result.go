@@ -72,6 +72,10 @@ type Result struct {
 	// CPULayers are the blocks placed on the CPU (Config.CPULayers), as
 	// ranges; "" when none is.
 	CPULayers string `json:"cpu_layers,omitempty"`
+	// CompiledBatch is the batch the passes computed when the runtime's
+	// graphs take only some batch sizes and Batch is not one of them (0
+	// otherwise): CompiledBatch − Batch sequences of padding.
+	CompiledBatch int `json:"compiled_batch,omitempty"`
 	// CPURuntime is the runtime whose figures the CPU ran the model's
 	// operators at beside the unit; "" when none applied (the chip's own
 	// figures) or the CPU ran none.

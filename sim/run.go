@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/dtype"
@@ -237,8 +238,12 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 	if c.cpuRuntime != nil {
 		cpuRuntime = c.cpuRuntime.ID
 	}
+	compiled := 0
+	if b := c.runBatch(); b != c.Batch {
+		compiled = b
+	}
 	return &Result{
-		CPURuntime: cpuRuntime,
+		CPURuntime: cpuRuntime, CompiledBatch: compiled,
 		SoC:        c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch, CPULayers: c.CPULayers.String(),
 		Compute:    Compute{Dtype: string(dt)},
@@ -445,6 +450,9 @@ func resolve(cfg *Config) (Choice, error) {
 			return Choice{}, spec.FieldErrorf("threads", "%d is not allowed on %s: its %s has %d cores", cfg.Threads, cfg.Chip.ID, u.Name, u.Cores)
 		}
 	}
+	if p := choice.Runtime; p != nil && len(p.Batches) > 0 && cfg.Batch > p.Batches[len(p.Batches)-1] {
+		return Choice{}, spec.FieldErrorf("batch", "%d is not allowed with %s: its graphs are compiled for batches of %s", cfg.Batch, p.ID, joinInts(p.Batches))
+	}
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
 	if choice.Runtime != nil {
 		cfg.Runtime = choice.Runtime
@@ -459,4 +467,13 @@ func resolve(cfg *Config) (Choice, error) {
 		}
 	}
 	return choice, nil
+}
+
+// joinInts writes ns as "1, 2, 4".
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }

@@ -131,7 +131,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		}
 	}
 
-	work := workloads.Work{Phase: workloads.Prefill, Tokens: ts.prompt, Context: ts.base, Batch: c.Batch, Seed: c.Seed + uint64(ts.req)}
+	work := workloads.Work{Phase: workloads.Prefill, Tokens: ts.prompt, Context: ts.base, Batch: c.runBatch(), Seed: c.Seed + uint64(ts.req)}
 	before := e.st.counters
 	var prefill float64
 	if ts.prompt > 0 {

@@ -62,7 +62,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		// ran after skipped steps; the skipped ones, and all that follows,
 		// start at the clock or later.
 		e.traceSettle(e.clock)
-		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.Batch, Seed: c.Seed}
+		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.runBatch(), Seed: c.Seed}
 		// Once the governor is at work, clocks may move at any poll: no
 		// step is skipped, so heat and clocks follow every step, and the
 		// memo answers for the steps it can. The steps on either side of
@@ -328,7 +328,7 @@ func (e *engine) kvEdges() [2]float64 {
 
 // kvAt is the KV cache's size (all layers) at context ctx.
 func (e *engine) kvAt(ctx int) float64 {
-	return e.cfg.Model.KVBytes(e.cfg.KV, ctx) * float64(e.cfg.Batch)
+	return e.cfg.Model.KVBytes(e.cfg.KV, ctx) * float64(e.cfg.runBatch())
 }
 
 // nearCliff reports whether the KV cache at context ctx is within a

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/runtimes"
 )
 
 func edgetwin(args ...string) (code int, stdout, stderr string) {
@@ -185,6 +186,20 @@ func TestSimulateSplitsLayers(t *testing.T) {
 	code, _, errs = edgetwin("simulate", "--cpu-layers", "3-1")
 	if code != 2 || !strings.Contains(errs, "--cpu-layers") || !strings.Contains(errs, "a range runs from the lower block to the higher") {
 		t.Errorf("--cpu-layers 3-1: exit %d, %q; want exit 2 naming the flag", code, errs)
+	}
+}
+
+// TestSimulateSaysWhenTheBatchIsPadded: a runtime compiled for batches of
+// 1, 2 and 4 runs a batch of 3 as 4, and the table's header says so.
+func TestSimulateSaysWhenTheBatchIsPadded(t *testing.T) {
+	src, _ := runtimes.Source("genie")
+	path := filepath.Join(t.TempDir(), "genie-static.yaml")
+	if err := os.WriteFile(path, append(src, []byte("batches: [1, 2, 4]\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := edgetwin("simulate", "--soc", "snapdragon-8-gen3", "--model", "llama-3.2-1b", "--runtime", path, "--batch", "3", "--prompt", "16", "--gen", "4", "--fidelity", "analytic")
+	if code != 0 || !strings.Contains(out, "batch 3 (run as 4 by "+path+"'s compiled graphs: 1 of the 4 sequences is padding)") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
 	}
 }
 
