@@ -24,6 +24,10 @@ type SoC struct {
 	// Idle is what the SoC draws when it has nothing to do: units are
 	// power-gated after a delay, and an always-on floor remains.
 	Idle Idle `yaml:"idle,omitempty"`
+	// PMICLimit is the most power the SoC's supply delivers at once (its
+	// PMIC's rails); a stretch of a run that draws more is reported. Zero:
+	// not checked (no catalog chip publishes one).
+	PMICLimit units.Watts `yaml:"pmic_limit,omitempty"`
 	// ThermalPackage names the device class the chip sits in, a package of
 	// hw/thermal's catalog (phone, tablet, laptop-fanless, laptop-fan,
 	// board-fan, board-heatsink, board-bare, car-cabin); its network and

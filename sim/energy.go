@@ -183,7 +183,14 @@ func (e *engine) advance(phase workloads.Phase, label string, d counters, second
 	p.static += leak
 	e.st.energy[phase].add(p)
 	if seconds > 0 {
-		e.st.peakPower = math.Max(e.st.peakPower, p.total()/seconds)
+		w := p.total() / seconds
+		e.st.peakPower = math.Max(e.st.peakPower, w)
+		if limit := float64(e.cfg.Chip.PMICLimit); limit > 0 && w > limit {
+			e.st.overPMIC += seconds
+			if w > e.st.worst.watts {
+				e.st.worst.watts, e.st.worst.at, e.st.worst.label = w, e.clock, label
+			}
+		}
 	}
 	if moved {
 		e.dram.SetCapacity(e.dramBW * e.dramLevel())
@@ -251,6 +258,13 @@ func (e *engine) fillEnergy(r *Result, total float64) {
 			SelfRefresh: all.selfRefresh, IdleFloor: all.floor, Display: all.display},
 	}
 	en.AvgPowerW = ptr(ratio(all.total(), total))
+	if limit := float64(e.cfg.Chip.PMICLimit); limit > 0 {
+		en.PMICLimitW, en.OverPMICS = limit, e.st.overPMIC
+		if w := e.st.worst; w.watts > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s of the run drew more than the PMIC's %s (pmic_limit): the most, %s, in %s at %.1f s",
+				units.Approx(e.st.overPMIC, units.KindDuration), units.Approx(limit, units.KindPower), units.Approx(w.watts, units.KindPower), w.label, w.at))
+		}
+	}
 	if n := r.Prefill.Tokens; n > 0 {
 		en.PrefillJoulesPerToken = ptr(pre / float64(n))
 	}

@@ -211,6 +211,13 @@ type stats struct {
 	paddedTokens int               // prompt tokens a compiled prefill graph computed past the prompt
 	energy       [2]energyParts    // by phase
 	peakPower    float64           // watts, the highest of any pass
+	// overPMIC is the time stretches drew more than the PMIC's limit, and
+	// worst the stretch that drew the most above it.
+	overPMIC float64
+	worst    struct {
+		watts, at float64
+		label     string
+	}
 	// points counts the stretches of the run's series (for the step
 	// budget), recent keeps the last of them (for the recent power), and
 	// point holds the slices of the point handed to the sink.
