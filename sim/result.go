@@ -327,14 +327,14 @@ type Energy struct {
 	// JoulesPerToken is the energy of a generated token (the decode's
 	// total over its tokens), or of a prompt token when nothing was
 	// generated.
-	JoulesPerToken        *float64    `json:"joules_per_token"`
-	AvgPowerW             *float64    `json:"avg_power_w"`
-	PeakPowerW            float64     `json:"peak_power_w"` // the highest average of any pass
+	JoulesPerToken *float64 `json:"joules_per_token"`
+	AvgPowerW      *float64 `json:"avg_power_w"`
+	PeakPowerW     float64  `json:"peak_power_w"` // the highest average of any pass
 	// PMICLimitW is the chip's supply limit (hw.SoC.PMICLimit), when it
 	// gives one; OverPMICS the seconds of the run whose stretches drew
 	// more, averaged over each stretch (a pass, a stage, a pause).
-	PMICLimitW float64 `json:"pmic_limit_w,omitempty"`
-	OverPMICS  float64 `json:"over_pmic_s,omitempty"`
+	PMICLimitW            float64     `json:"pmic_limit_w,omitempty"`
+	OverPMICS             float64     `json:"over_pmic_s,omitempty"`
 	TotalJ                float64     `json:"total_j"`
 	PrefillJ              float64     `json:"prefill_j"`
 	DecodeJ               float64     `json:"decode_j"`
