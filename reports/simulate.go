@@ -57,7 +57,11 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		}
 		batch += fmt.Sprintf(" (run as %d by %s's compiled graphs: %d of the %d sequences %s padding)", r.CompiledBatch, r.Runtime, pad, r.CompiledBatch, verb)
 	}
-	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %s · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, batch, r.KVDtype)
+	kv := r.KVDtype
+	if r.KVBlock > 0 {
+		kv += fmt.Sprintf(" in %d-token blocks", r.KVBlock)
+	}
+	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %s · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, batch, kv)
 	if r.RuntimeBasis != "" {
 		fmt.Fprintf(w, "runtime figures: %s\n", r.RuntimeBasis)
 	}

@@ -62,6 +62,12 @@ type Profile struct {
 	// last padded, and the padding is wasted work. 0: one pass of the
 	// prompt as it is.
 	PrefillChunk int `yaml:"prefill_chunk,omitempty" spec:"nonneg"`
+	// KVBlock is, for a runtime whose KV cache is paged (vLLM's and
+	// FlashInfer's paged attention), the tokens of one block: the cache
+	// holds the context rounded up to whole blocks, and attention reads it
+	// block by block from wherever each block was allocated. 0: one
+	// contiguous cache.
+	KVBlock int `yaml:"kv_block,omitempty" spec:"nonneg"`
 	// Batches are the batch sizes its compiled graphs take (static shapes,
 	// as NPU SDKs compile them), ascending: a batch between two runs as the
 	// next larger one, the extra sequences wasted work. Empty: any batch.

@@ -267,10 +267,23 @@ func (c *Config) context() int { return c.Depth + c.Prompt + c.Gen }
 // context, or the runtime's preallocated context when that is larger
 // (Genie's models are compiled for 4096 tokens).
 func (c *Config) allocated() int {
-	if c.Runtime != nil && c.Runtime.Context > c.context() {
-		return c.Runtime.Context
+	n := c.context()
+	if c.Runtime != nil && c.Runtime.Context > n {
+		n = c.Runtime.Context
 	}
-	return c.context()
+	if b := c.kvBlock(); b > 0 {
+		n = (n + b - 1) / b * b // whole blocks
+	}
+	return n
+}
+
+// kvBlock is the tokens of one block of a paged KV cache, or 0 when the
+// cache is one contiguous buffer (runtimes.Profile.KVBlock).
+func (c *Config) kvBlock() int {
+	if c.Runtime == nil {
+		return 0
+	}
+	return c.Runtime.KVBlock
 }
 
 // memoryPlan is where a run's bytes live when they pass the app's budget.

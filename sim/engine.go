@@ -443,7 +443,12 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
 	headStride := headVec * maxCtx
 	var readRun, writeRun float64 // 0: sequential
-	if e.pol.KV.Layout == HeadMajor {
+	switch {
+	case e.cfg.kvBlock() > 0:
+		// A paged cache: each block's positions together, the blocks
+		// wherever they were allocated — a DRAM row opened per block.
+		readRun, writeRun, headStride = float64(e.cfg.kvBlock())*perPos, write, math.Inf(1)
+	case e.pol.KV.Layout == HeadMajor:
 		readRun = math.Max(headVec, math.Floor(e.tile/perPos)*headVec)
 		writeRun = write / perPos * headVec
 	}

@@ -76,6 +76,9 @@ type Result struct {
 	// graphs take only some batch sizes and Batch is not one of them (0
 	// otherwise): CompiledBatch − Batch sequences of padding.
 	CompiledBatch int `json:"compiled_batch,omitempty"`
+	// KVBlock is the tokens of a block of the runtime's paged KV cache; 0
+	// for a contiguous one.
+	KVBlock int `json:"kv_block,omitempty"`
 	// CPURuntime is the runtime whose figures the CPU ran the model's
 	// operators at beside the unit; "" when none applied (the chip's own
 	// figures) or the CPU ran none.

@@ -243,7 +243,7 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 		compiled = b
 	}
 	return &Result{
-		CPURuntime: cpuRuntime, CompiledBatch: compiled,
+		CPURuntime: cpuRuntime, CompiledBatch: compiled, KVBlock: c.kvBlock(),
 		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch, CPULayers: c.CPULayers.String(),
 		Compute:    Compute{Dtype: string(dt)},
