@@ -407,8 +407,6 @@ func (c *Config) validate() error {
 		return spec.FieldErrorf("threads", "%d is not allowed: must be 1 or more (0: the runtime's default)", c.Threads)
 	case c.Depth < 0:
 		return spec.FieldErrorf("depth", "%d is not allowed: must be 0 or more", c.Depth)
-	case len(c.CPULayers) > 0 && c.CPULayers[len(c.CPULayers)-1] >= c.Model.Layers:
-		return spec.FieldErrorf("cpu-layers", "block %d is not allowed: %s has %d blocks, 0-%d", c.CPULayers[len(c.CPULayers)-1], c.Model.Name, c.Model.Layers, c.Model.Layers-1)
 	case c.Depth > 0 && c.Scenario != nil:
 		return spec.FieldErrorf("depth", "%d with scenario %s: a scenario sets its own context; give one or the other", c.Depth, c.Scenario.Name)
 	}
@@ -467,6 +465,18 @@ func (c *Config) validate() error {
 			return err
 		}
 		c.Policy = p
+	}
+	// A layer split given as a setting overrides the placement file's.
+	fromPolicy := len(c.CPULayers) == 0 && len(c.Policy.cpuLayers) > 0
+	if fromPolicy {
+		c.CPULayers = c.Policy.cpuLayers
+	}
+	if n := len(c.CPULayers); n > 0 && c.CPULayers[n-1] >= c.Model.Layers {
+		msg := fmt.Sprintf("block %d is not allowed: %s has %d blocks, 0-%d", c.CPULayers[n-1], c.Model.Name, c.Model.Layers, c.Model.Layers-1)
+		if fromPolicy {
+			return spec.Errorf("policy %s: cpu_layers: %s", c.Policy.Name, msg)
+		}
+		return spec.FieldErrorf("cpu-layers", "%s", msg)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"math"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -173,5 +175,46 @@ func TestRuntimeLeavesOperatorsToTheCPU(t *testing.T) {
 		if w := want[i]; b.From != w.From || b.To != w.To || b.Count != w.Count || b.CopyBytes != w.CopyBytes || b.Seconds <= 0 {
 			t.Errorf("boundary %+v, want %+v and a cost", b, w)
 		}
+	}
+}
+
+// TestPlacementFileSplitsLayers: a placement policy may carry the split
+// (cpu_layers), and runs as the setting does; the setting overrides it; a
+// bad value is refused at its line of the file, and blocks the model
+// lacks name the policy.
+func TestPlacementFileSplitsLayers(t *testing.T) {
+	src, err := os.ReadFile("policies/stream-weights.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSplit := func(layers string) *Policy {
+		p, err := DecodePolicy("split.yaml", append(src, []byte("cpu_layers: \""+layers+"\"\n")...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	byFlag, _ := splitRun(t, "8-15", Analytic)
+	cfg := configFor(t, opts{chipSrc: minimalChip, prompt: 32, gen: 4, fidelity: Analytic})
+	cfg.Policy = withSplit("8-15")
+	byFile, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byFile.CPULayers != "8-15" || byFile.Decode.Seconds != byFlag.Decode.Seconds || !reflect.DeepEqual(byFile.Boundaries, byFlag.Boundaries) {
+		t.Errorf("the placement file's split ran as %q, decode %g s, %+v; the setting's %q, %g s, %+v",
+			byFile.CPULayers, byFile.Decode.Seconds, byFile.Boundaries, byFlag.CPULayers, byFlag.Decode.Seconds, byFlag.Boundaries)
+	}
+	cfg.CPULayers = Layers{0, 1}
+	if r, err := Run(context.Background(), cfg); err != nil || r.CPULayers != "0-1" {
+		t.Errorf("the setting beside the file's split: %v, %v; want blocks 0-1", r.CPULayers, err)
+	}
+	if _, err := DecodePolicy("split.yaml", append(src, []byte("cpu_layers: \"7-3\"\n")...)); err == nil ||
+		!strings.Contains(err.Error(), "split.yaml:9") || !strings.Contains(err.Error(), "cpu_layers") {
+		t.Errorf("a backwards range in the file: %v, want its line and field", err)
+	}
+	cfg.CPULayers, cfg.Policy = nil, withSplit("30-40")
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "policy stream-weights: cpu_layers: block 40 is not allowed") {
+		t.Errorf("blocks past the model's in the file: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"embed"
+	"errors"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -23,6 +24,11 @@ type Policy struct {
 	Experts     *Placement `yaml:"experts,omitempty"`
 	KV          Placement  `yaml:"kv" spec:"required"`
 	Activations Placement  `yaml:"activations" spec:"required"`
+	// CPULayers places blocks on the CPU beside the unit, as the
+	// cpu-layers setting does (ranges, "0-13"), which overrides it.
+	CPULayers string `yaml:"cpu_layers,omitempty"`
+
+	cpuLayers Layers // CPULayers, read
 }
 
 // Homes of a tensor class.
@@ -77,6 +83,14 @@ func DecodePolicy(file string, data []byte) (*Policy, error) {
 	doc, err := spec.ParseInto(file, data, &p)
 	if err != nil {
 		return nil, err
+	}
+	if p.cpuLayers, err = ParseLayers(p.CPULayers); err != nil {
+		var se *spec.Error
+		msg := err.Error()
+		if errors.As(err, &se) {
+			msg = se.Msg
+		}
+		return nil, doc.Errorf("cpu_layers", "%s", msg)
 	}
 	// Activations live in the streaming part of the SRAM (and spill
 	// through the L3 past half of it), so their home sram needs no share.
