@@ -129,8 +129,15 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
 	m := r.Memory
 	row("DRAM", "%s moved · %s of %s peak", units.Approx(m.DRAMBytes, units.KindBytes), pct(m.DRAMBWUtil), units.Approx(m.DRAMPeak, units.KindByteRate))
-	row("L3 miss rate", "%s of all accesses · %s of KV-cache accesses (decode: %s, KV %s)",
-		pct(m.L3MissRate), pct(m.KVL3MissRate), pct(m.Decode.L3MissRate), pct(m.Decode.KVL3MissRate))
+	if m.L3AccessBytes > 0 {
+		row("L3 miss rate", "%s of all accesses · %s of KV-cache accesses (decode: %s, KV %s)",
+			pct(m.L3MissRate), pct(m.KVL3MissRate), pct(m.Decode.L3MissRate), pct(m.Decode.KVL3MissRate))
+	} else {
+		// Nothing went through the L3: the unit does not share it, or the
+		// CPU beside it ran the whole model. A 0% miss rate would read as
+		// every access hitting.
+		row("L3 miss rate", "no accesses through the L3")
+	}
 	if m.KVResidentBytes > 0 {
 		row("KV in SRAM", "%s of %s kept resident", units.Approx(m.KVResidentBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	}
