@@ -131,8 +131,9 @@ func (ts *tallies) results(host string) ([]Fallback, []Boundary) {
 }
 
 // onHost reports whether an operator runs on the CPU instead of the unit:
-// the unit does not support it, or its block is placed on the CPU. The
-// embedding goes with the first block and the output head with the last.
+// the unit does not support it, its runtime leaves it to the CPU, or its
+// block is placed on the CPU — the embedding going with the first block
+// and the output norm and head with the last.
 func (e *engine) onHost(op *workloads.Op) bool {
 	if e.host == nil || e.host == e.unit {
 		return false
