@@ -1,6 +1,8 @@
 package runtimes
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -123,4 +125,26 @@ func FuzzDecode(f *testing.F) {
 			t.Errorf("accepted a profile without name or units")
 		}
 	})
+}
+
+// TestDeploymentExampleRuntimes: examples/deployment's runtime files are
+// the catalog's profiles with one line added, so their figures cannot
+// drift from the catalog's.
+func TestDeploymentExampleRuntimes(t *testing.T) {
+	for file, want := range map[string]struct{ id, line string }{
+		"genie-static.yaml": {"genie", "batches: [1, 2, 4]\n"},
+		"mlc-paged.yaml":    {"mlc", "kv_block: 16\n"},
+	} {
+		got, err := os.ReadFile(filepath.Join("..", "examples", "deployment", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := Source(want.id)
+		if string(got) != string(src)+want.line {
+			t.Errorf("examples/deployment/%s is not catalog %s plus %q: bring it up to date with `edgetwin catalog show %s`", file, want.id, want.line, want.id)
+		}
+		if _, err := Decode(file, got); err != nil {
+			t.Error(err)
+		}
+	}
 }
