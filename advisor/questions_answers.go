@@ -502,11 +502,24 @@ func coverage(u *hw.Unit, res *sim.Result) string {
 	if len(res.Fallbacks) == 0 {
 		return s + "; nothing falls back to the CPU"
 	}
+	// What the unit could run may still have gone to the CPU: its
+	// runtime's cpu_ops, or the blocks a layer split placed there.
+	var why []string
+	if res.CPULayers != "" {
+		why = append(why, "blocks "+res.CPULayers+" placed on it")
+	}
+	if rt, err := runtimes.Load(res.Runtime); err == nil && len(rt.CPUOps) > 0 {
+		why = append(why, res.Runtime+" leaving it "+strings.Join(rt.CPUOps, " and "))
+	}
 	var fb []string
 	for _, f := range res.Fallbacks {
 		fb = append(fb, fmt.Sprintf("%s (%d calls, %s)", f.Op, f.Count, secs(f.Seconds)))
 	}
-	return s + "; these fall back to the " + res.Fallbacks[0].Unit + ": " + strings.Join(fb, ", ")
+	s += "; these ran on the " + res.Fallbacks[0].Unit
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
+	}
+	return s + ": " + strings.Join(fb, ", ")
 }
 
 // passedOver says why unit u of c's chip did not run the model of c that

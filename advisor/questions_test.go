@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/workloads"
 )
@@ -125,5 +126,24 @@ func TestKVQuestionHoldsItsSize(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("%d KV runs, want 2", n)
+	}
+}
+
+// TestCoverageSaysWhyTheCPURanWhatTheUnitCould: a unit that runs every
+// operator kind may still leave some to the CPU — its runtime's cpu_ops,
+// a layer split — and the answer says which, not that the unit lacked
+// them.
+func TestCoverageSaysWhyTheCPURanWhatTheUnitCould(t *testing.T) {
+	u := &hw.Unit{Name: "npu", Kind: hw.NPU}
+	res := &sim.Result{Runtime: "llama.cpp-hexagon", CPULayers: "0-3",
+		Fallbacks: []sim.Fallback{{Op: "embed", Unit: "cpu", Count: 5, Seconds: 0.001}, {Op: "matmul", Unit: "cpu", Count: 40, Seconds: 0.2}}}
+	got := coverage(u, res)
+	for _, want := range []string{"taken to run all 8 operator kinds", "these ran on the cpu (blocks 0-3 placed on it; llama.cpp-hexagon leaving it embed and output)", "embed (5 calls", "matmul (40 calls"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("coverage %q lacks %q", got, want)
+		}
+	}
+	if got := coverage(u, &sim.Result{Runtime: "genie"}); !strings.HasSuffix(got, "nothing falls back to the CPU") {
+		t.Errorf("coverage without fallbacks: %q", got)
 	}
 }
