@@ -34,6 +34,11 @@
 // estimate is the difference); the tile fidelity is what sees the L3
 // thrash.
 //
+// What the unit does not run — operators it or its runtime leaves to the
+// CPU, blocks a layer split ([Config.CPULayers]) places there — runs on
+// the chip's CPU as segments, with one hand-off at each boundary between
+// the two ([Boundary]); a result lists both.
+//
 // A run is single-threaded and deterministic: the same inputs give the same
 // Result, byte for byte, on any machine.
 package sim
