@@ -99,9 +99,9 @@ func (s *stepTimes) percentiles(qs ...float64) []float64 {
 		for _, k := range keys {
 			seen += s.bins[k]
 			if seen > r {
-				mid := math.Pow(1+binWidth, float64(k)+0.5)
-				if k == math.MinInt32 {
-					mid = 0
+				mid := 0.0 // the bin of steps that took no time
+				if k != math.MinInt32 {
+					mid = math.Pow(1+binWidth, float64(k)+0.5)
 				}
 				out[i] = math.Min(s.max, math.Max(s.min, mid))
 				break
