@@ -308,6 +308,10 @@ func turnTable(w io.Writer, turns []sim.Turn) error {
 			note = " truncated"
 		case t.Reset:
 			note = " reset"
+		case t.Compressed:
+			note = " compressed"
+		case t.Summarized:
+			note = " summarized"
 		}
 		fmt.Fprintf(tw, "%d%s\t%d\t%d\t%d\t%s\t%.3f\t%.3f\t\n", t.Turn, note, t.Context, t.Prompt, t.Answer, strings.Join(cells, "\t"), t.TTFTS, t.TotalS)
 	}

@@ -107,11 +107,15 @@ type Turn struct {
 	Prompt  int  `json:"prompt"`
 	Answer  int  `json:"answer"`
 	Cold    bool `json:"cold"`
-	// Truncated or Reset says what the context limit did before the turn.
-	Truncated bool `json:"truncated,omitempty"`
-	Reset     bool `json:"reset,omitempty"`
+	// Truncated, Reset, Compressed or Summarized says what the context
+	// limit did before the turn.
+	Truncated  bool `json:"truncated,omitempty"`
+	Reset      bool `json:"reset,omitempty"`
+	Compressed bool `json:"compressed,omitempty"`
+	Summarized bool `json:"summarized,omitempty"`
 	// Stages are where the turn's time went, in order: load (cold turns),
-	// the input stages, prefill, sample (the first token), decode, the
+	// compress or summarize (where the context limit did so), the input
+	// stages, prefill, sample (the first token), decode, the
 	// token stages summed over the answer, the output stages.
 	Stages []StageTime `json:"stages"`
 	// TTFTS is from the message sent to the first token on screen; TotalS

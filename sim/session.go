@@ -22,6 +22,12 @@ type turnSpec struct {
 	prompt, gen      int
 	cold             bool
 	truncated, reset bool
+	compressed       bool // the context was compressed to base before the turn
+	// summarized says the turn first writes a summary after summarize
+	// tokens of context, then prefills the system prompt, the summary and
+	// the message from an empty context.
+	summarized bool
+	summarize  int
 }
 
 // session collects what the turns of a run did.
@@ -73,12 +79,21 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 				ts.prompt += sc.SystemPrompt
 			}
 			if base+ts.prompt+ts.gen > limit {
-				if sc.OnFull == workloads.Reset {
+				switch sc.OnFull {
+				case workloads.Reset:
 					if base > 0 { // a fresh conversation prefills the system prompt again
 						ts.prompt += sc.SystemPrompt
 					}
 					ts.base, ts.reset = 0, true
-				} else {
+				case workloads.Compress:
+					ts.base, ts.compressed = max(sc.SystemPrompt, int(float64(sc.Keep)*float64(base))), true
+				case workloads.Summarize:
+					// The summary is written after the conversation so far,
+					// its oldest tokens dropped where it would not fit.
+					ts.summarize = max(0, min(base, limit-sc.Summary))
+					ts.prompt += sc.SystemPrompt + sc.Summary
+					ts.base, ts.summarized = 0, true
+				default:
 					ts.base, ts.truncated = max(sc.SystemPrompt, limit-ts.prompt-ts.gen), true
 				}
 				ts.base = min(ts.base, limit-ts.prompt-ts.gen)
@@ -99,6 +114,19 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 	return s, nil
 }
 
+// compact moves the kept entries of a compressed KV cache, positions of
+// them, into a dense cache: each read and written once through DRAM by the
+// CPU. The scores that choose them come from the attention the decode
+// computed already. It returns its time.
+func (e *engine) compact(positions int) float64 {
+	bytes := 2 * float64(positions) * e.cfg.Model.KVBytesPerToken(e.cfg.KV) * float64(e.cfg.runBatch())
+	seconds := bytes / e.hostDRAM()
+	e.stageUnit = e.host
+	e.advance(workloads.Decode, "compress", counters{stage: seconds, dramBytes: bytes}, seconds)
+	e.stageUnit = nil
+	return seconds
+}
+
 // contextLimit is where a scenario's context stops growing.
 func (e *engine) contextLimit() int {
 	if sc := e.cfg.Scenario; sc != nil && sc.ContextLimit > 0 {
@@ -113,12 +141,22 @@ func (e *engine) contextLimit() int {
 func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	c := e.cfg
 	t := Turn{Turn: ts.req + 1, StartS: e.clock, Context: ts.base, Prompt: ts.prompt, Answer: ts.gen,
-		Cold: ts.cold, Truncated: ts.truncated, Reset: ts.reset}
+		Cold: ts.cold, Truncated: ts.truncated, Reset: ts.reset, Compressed: ts.compressed, Summarized: ts.summarized}
 	stage := func(name string, seconds float64) {
 		t.Stages = append(t.Stages, StageTime{Name: name, Seconds: seconds})
 	}
 	if ts.cold {
 		stage("load", e.coldLoad())
+	}
+	if ts.compressed {
+		stage("compress", e.compact(ts.base))
+	}
+	if ts.summarized {
+		steps, err := e.decode(ctx, s.pass, ts.summarize, c.Scenario.Summary)
+		if err != nil {
+			return err
+		}
+		stage("summarize", sum(steps))
 	}
 	warm := e.clock
 	var stages []workloads.Stage

@@ -170,3 +170,87 @@ func TestRunTooLongIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestChatCompress: a chat that compresses at the limit keeps half of its
+// context (never less than the system prompt) and pays one copy of the
+// kept KV entries through DRAM, read and written, before the turn.
+func TestChatCompress(t *testing.T) {
+	sc := chat(workloads.Compress)
+	sc.Keep = 0.5
+	r := runChat(t, sc)
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-1b"})
+	if err := Resolve(&cfg); err != nil { // the runtime's threads set the CPU's draw
+		t.Fatal(err)
+	}
+	d := cfg.Chip.Memory.DRAM
+	rate := float64(d.Bandwidth) * float64(d.SeqEfficiency)
+	if draw := cfg.Chip.Unit("cpu").DRAMDraw(); draw > 0 && draw < rate {
+		rate = draw
+	}
+	compressed := 0
+	for i, turn := range r.Turns[1:] {
+		prev := r.Turns[i]
+		grown := prev.Context + prev.Prompt + prev.Answer
+		if !turn.Compressed {
+			if turn.Context != grown {
+				t.Errorf("turn %d starts at %d tokens, want the %d so far", turn.Turn, turn.Context, grown)
+			}
+			continue
+		}
+		compressed++
+		if want := max(100, grown/2); turn.Context != want {
+			t.Errorf("turn %d compressed %d tokens to %d, want half: %d", turn.Turn, grown, turn.Context, want)
+		}
+		// 2 × positions × bytes a position, at the CPU's DRAM rate.
+		want := 2 * float64(turn.Context) * cfg.Model.KVBytesPerToken(cfg.KV) / rate
+		if got := stageSeconds(turn, "compress"); math.Abs(got/want-1) > 1e-12 {
+			t.Errorf("turn %d: compress took %.6g s, want %.6g s", turn.Turn, got, want)
+		}
+	}
+	if compressed == 0 {
+		t.Error("no turn compressed at the 400-token limit")
+	}
+}
+
+// TestChatSummarize: a chat that summarizes at the limit has the model
+// write the summary, a decode of its tokens at about the answer's speed,
+// and starts again from the system prompt, the summary and the message.
+func TestChatSummarize(t *testing.T) {
+	sc := chat(workloads.Summarize)
+	sc.Summary = 60
+	r := runChat(t, sc)
+	summarized := 0
+	for _, turn := range r.Turns {
+		if !turn.Summarized {
+			if stageSeconds(turn, "summarize") != 0 {
+				t.Errorf("turn %d summarized without saying so", turn.Turn)
+			}
+			continue
+		}
+		summarized++
+		if turn.Context != 0 || turn.Prompt != 100+60+50 {
+			t.Errorf("turn %d after a summary: context %d, prompt %d; want 0 and 100 + 60 + 50", turn.Turn, turn.Context, turn.Prompt)
+		}
+		perSummary := stageSeconds(turn, "summarize") / 60
+		perAnswer := stageSeconds(turn, "decode") / float64(turn.Answer)
+		if perSummary < perAnswer*0.9 || perSummary > perAnswer*1.5 {
+			t.Errorf("turn %d: %.3g s a summary token against %.3g s an answer token; want about the same (written after more context)", turn.Turn, perSummary, perAnswer)
+		}
+	}
+	if summarized == 0 {
+		t.Error("no turn summarized at the 400-token limit")
+	}
+	if want := 6 * 40; r.Decode.Tokens != want {
+		t.Errorf("decode counts %d tokens, want the answers' %d (a summary is not an answer)", r.Decode.Tokens, want)
+	}
+}
+
+// stageSeconds is the time of a turn's stage by name, 0 when it did not run.
+func stageSeconds(t Turn, name string) float64 {
+	for _, st := range t.Stages {
+		if st.Name == name {
+			return st.Seconds
+		}
+	}
+	return 0
+}

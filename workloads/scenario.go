@@ -36,6 +36,15 @@ const (
 	// Reset starts a fresh conversation: the system prompt is prefilled
 	// again.
 	Reset = "reset"
+	// Compress keeps the Keep share of the context that the runtime
+	// scores as most attended (the heavy hitters, as H2O and SnapKV choose
+	// them) beside the system prompt, and compacts the kept KV entries:
+	// no recomputation, a copy of what stays.
+	Compress = "compress"
+	// Summarize has the model write a summary of Summary tokens of the
+	// conversation so far; the next turn starts a fresh context from the
+	// system prompt and that summary, prefilled with the message.
+	Summarize = "summarize"
 )
 
 // When a pipeline stage runs.
@@ -75,8 +84,12 @@ type Scenario struct {
 	// of its mean, from the run's seed.
 	Spread units.Fraction `yaml:"spread,omitempty"`
 	// OnFull is what a chat does when the next turn would pass the
-	// context limit: truncate (default) or reset.
-	OnFull string `yaml:"on_full,omitempty" spec:"oneof=truncate|reset"`
+	// context limit: truncate (default), reset, compress or summarize.
+	OnFull string `yaml:"on_full,omitempty" spec:"oneof=truncate|reset|compress|summarize"`
+	// Keep is the share of the context a compress keeps (0 < Keep < 1).
+	Keep units.Fraction `yaml:"keep,omitempty"`
+	// Summary is the tokens of a summarize's summary.
+	Summary int `yaml:"summary,omitempty" spec:"nonneg"`
 	// ColdStart makes the first request load the model: its weights read
 	// from storage and the unit's runtime initialised.
 	ColdStart bool `yaml:"cold_start,omitempty"`
@@ -124,6 +137,23 @@ func (s *Scenario) Length(mean int, u float64) int {
 	return max(1, int(math.Round(float64(mean)*f)))
 }
 
+// checkOnFull holds Keep and Summary to the OnFull that reads them.
+func (s *Scenario) checkOnFull(doc *spec.Doc) error {
+	switch {
+	case s.OnFull == Compress && (s.Keep <= 0 || s.Keep >= 1):
+		return doc.Errorf("keep", "on_full: compress needs the share of the context it keeps, above 0 and below 1 (e.g. 0.5); got %v", float64(s.Keep))
+	case s.OnFull != Compress && s.Keep != 0:
+		return doc.Errorf("keep", "keep is the share an on_full: compress keeps; this chat's on_full is %s", s.OnFull)
+	case s.OnFull == Summarize && s.Summary == 0:
+		return doc.Errorf("summary", "on_full: summarize needs the tokens of its summary, e.g. 256")
+	case s.OnFull != Summarize && s.Summary != 0:
+		return doc.Errorf("summary", "summary is the length an on_full: summarize writes; this chat's on_full is %s", s.OnFull)
+	case s.OnFull == Summarize && s.ContextLimit > 0 && s.SystemPrompt+s.Summary+s.Prompt >= s.ContextLimit:
+		return doc.Errorf("summary", "a summary of %d tokens after the %d-token system prompt leaves no room for a %d-token message in the %d-token context limit", s.Summary, s.SystemPrompt, s.Prompt, s.ContextLimit)
+	}
+	return nil
+}
+
 // ScenarioIDs lists the built-in scenarios.
 func ScenarioIDs() []string { return scenarios.IDs() }
 
@@ -167,6 +197,9 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	}
 	if s.OnFull == "" {
 		s.OnFull = Truncate
+	}
+	if err := s.checkOnFull(doc); err != nil {
+		return nil, err
 	}
 	for _, st := range s.Stages {
 		if st.Fixed < 0 || st.PerToken < 0 {

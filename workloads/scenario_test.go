@@ -40,10 +40,16 @@ func TestBadScenarios(t *testing.T) {
 		{"chat without turns", strings.Replace(chat, "turns: 3\n", "", 1), []string{"turns"}},
 		{"chat without answer", strings.Replace(chat, "answer: 100\n", "", 1), []string{"answer"}},
 		{"spread too wide", chat + "spread: 1.5\n", []string{"spread", "[0, 1)"}},
-		{"bad on_full", chat + "on_full: forget\n", []string{"s.yaml:6", "on_full", "truncate, reset"}},
+		{"bad on_full", chat + "on_full: forget\n", []string{"s.yaml:6", "on_full", "truncate, reset, compress, summarize"}},
 		{"stage without when", chat + "stages:\n  - {name: render, fixed: 1ms}\n", []string{"s.yaml:7", "when"}},
 		{"bad stage when", chat + "stages:\n  - {name: render, when: later}\n", []string{"s.yaml:7", "input, token, output"}},
 		{"negative think time", chat + "think_time: -3s\n", []string{"think_time"}},
+		{"compress without keep", chat + "on_full: compress\n", []string{"keep", "above 0 and below 1"}},
+		{"compress keeping all", chat + "on_full: compress\nkeep: 1\n", []string{"s.yaml:7", "keep", "below 1"}},
+		{"keep without compress", chat + "keep: 0.5\n", []string{"s.yaml:6", "keep", "on_full is truncate"}},
+		{"summarize without summary", chat + "on_full: summarize\n", []string{"summary", "256"}},
+		{"summary without summarize", chat + "on_full: reset\nsummary: 100\n", []string{"s.yaml:7", "on_full is reset"}},
+		{"summary past the limit", chat + "on_full: summarize\nsummary: 400\ncontext_limit: 512\nsystem_prompt: 100\n", []string{"summary", "no room for a 50-token message in the 512-token context limit"}},
 		{"overlapped input stage", chat + "stages:\n  - {name: capture, when: input, fixed: 20ms, overlap: true}\n", []string{"stages.capture", "only a token stage overlaps the next step; an input stage runs once"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
