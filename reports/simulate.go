@@ -61,7 +61,15 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	if r.KVBlock > 0 {
 		kv += fmt.Sprintf(" in %d-token blocks", r.KVBlock)
 	}
-	fmt.Fprintf(w, "prompt %d%s · generate %d · batch %s · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, batch, kv)
+	if r.Serve != nil {
+		slots := "slots"
+		if r.Batch == 1 {
+			slots = "slot"
+		}
+		fmt.Fprintf(w, "requests of up to %d + %d tokens · %s %s · KV cache %s\n", r.Prompt, r.Gen, batch, slots, kv)
+	} else {
+		fmt.Fprintf(w, "prompt %d%s · generate %d · batch %s · KV cache %s\n", r.Prompt, afterDepth(r.Depth), r.Gen, batch, kv)
+	}
 	if r.RuntimeBasis != "" {
 		fmt.Fprintf(w, "runtime figures: %s\n", r.RuntimeBasis)
 	}
@@ -120,10 +128,17 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		if r.Speculative != nil {
 			parts = append(parts, fmt.Sprintf("%d turns speculative", s.SpeculativeTurns))
 		}
+		if len(parts) == 0 && r.Serve != nil {
+			parts = append(parts, "batches the requests (serving)")
+		}
 		if len(parts) == 0 {
 			parts = append(parts, "no rule acted")
 		}
 		row("schedule", "%s: %s", s.Name, strings.Join(parts, " · "))
+	}
+	if v := r.Serve; v != nil {
+		row("serving", "%s · %d of %d requests served (%.3g a second arrived) · mean batch %.2f · unit busy %s · queue %s p50, %s p99",
+			v.Describe(), v.Served, v.Arrived, v.RatePerS, v.MeanBatch, pct(v.BusyShare), secondsOr(v.QueueS.P50), secondsOr(v.QueueS.P99))
 	}
 	c := r.Compute
 	row("effective compute", "%.2f TOPS of %.1f TOPS %s peak (MAC utilisation %s)", c.TOPSEff, c.PeakTOPS, c.Dtype, pct(c.MACUtil))
@@ -242,7 +257,7 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 		return err
 	}
 	if len(r.Turns) > 0 {
-		if err := turnTable(w, r.Turns); err != nil {
+		if err := turnTable(w, r.Turns, r.Serve != nil); err != nil {
 			return err
 		}
 	}
@@ -262,6 +277,14 @@ func seconds(s float64) string {
 	return fmt.Sprintf("%.2f s", s)
 }
 
+// secondsOr is seconds for a figure that may be missing.
+func secondsOr(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return seconds(*v)
+}
+
 func rate(v *float64) string {
 	if v == nil {
 		return "—"
@@ -278,9 +301,14 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
+// maxTurnRows bounds the turn table: a long session's turns are in the
+// JSON (turns), the table shows the first of them.
+const maxTurnRows = 100
+
 // turnTable prints each turn as the user saw it, stage by stage: one
-// column per stage, in the order they ran.
-func turnTable(w io.Writer, turns []sim.Turn) error {
+// column per stage, in the order they ran; requests, for a serve
+// scenario's.
+func turnTable(w io.Writer, turns []sim.Turn, requests bool) error {
 	var names []string
 	for _, t := range turns {
 		for _, st := range t.Stages {
@@ -289,10 +317,18 @@ func turnTable(w io.Writer, turns []sim.Turn) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\nper turn, as the user sees it (seconds)\n")
+	what := "turn"
+	if requests {
+		what = "request"
+	}
+	fmt.Fprintf(w, "\nper %s, as the user sees it (seconds)\n", what)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "turn\tcontext\tprompt\tanswer\t%s\tfirst token\twhole\t\n", strings.Join(names, "\t"))
-	for _, t := range turns {
+	fmt.Fprintf(tw, "%s\tcontext\tprompt\tanswer\t%s\tfirst token\twhole\t\n", what, strings.Join(names, "\t"))
+	for i, t := range turns {
+		if i == maxTurnRows {
+			fmt.Fprintf(tw, "… %d more\t\t\t\t%s\t\t\t\n", len(turns)-i, strings.Repeat("\t", len(names)-1))
+			break
+		}
 		cells := make([]string, len(names))
 		for i := range cells {
 			cells[i] = "-"

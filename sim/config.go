@@ -118,15 +118,19 @@ func (c *Config) routesUnionPerStep() bool {
 // one its runtime's graphs are compiled for (runtimes.Profile.Batches), the
 // extra sequences computed, held in the KV cache and thrown away. Only the
 // run's own sequences are sampled and counted.
-func (c *Config) runBatch() int {
+func (c *Config) runBatch() int { return c.compiledBatch(c.Batch) }
+
+// compiledBatch is the batch n sequences run as: the smallest of the
+// runtime's compiled batch sizes that holds them, or n.
+func (c *Config) compiledBatch(n int) int {
 	if c.Runtime != nil {
 		for _, b := range c.Runtime.Batches {
-			if b >= c.Batch {
+			if b >= n {
 				return b
 			}
 		}
 	}
-	return c.Batch
+	return n
 }
 
 // ParseFidelity reads a fidelity's name.
@@ -393,6 +397,36 @@ func contextHint(c *Config, room float64) string {
 	return grows + fmt.Sprintf(": cap it with scenario.context_limit=%d, which fits", fits)
 }
 
+// validateServe checks a serve scenario against the rest of the run and
+// sizes its KV slots: one a sequence the schedule's batching decodes
+// together, each holding the longest request.
+func (c *Config) validateServe(limit int) error {
+	sc := c.Scenario
+	slots := 1
+	if s := c.Schedule; s != nil {
+		if s.Batching != nil {
+			slots = s.Batching.Max
+		}
+		if s.picksDecoding() {
+			return spec.FieldErrorf("schedule", "%s picks each turn's decoding; the requests of serve scenario %s decode together, plainly", s.Name, sc.Name)
+		}
+	}
+	switch {
+	case c.Draft != nil:
+		return spec.FieldErrorf("draft", "speculative decoding of a batch of requests is not modelled: give serve scenario %s without a draft", sc.Name)
+	case sc.Rate*c.Duration > workloads.MaxTurns:
+		return spec.FieldErrorf("duration", "%s of serve scenario %s at %g requests a second is %.0f requests: at most %d a run", units.Seconds(c.Duration), sc.Name, sc.Rate, sc.Rate*c.Duration, workloads.MaxTurns)
+	case c.Batch != 1 && c.Batch != slots:
+		return spec.FieldErrorf("batch", "%d with serve scenario %s: its batch is the schedule's batching.max (%d here); give the batching in the schedule", c.Batch, sc.Name, slots)
+	}
+	longest := func(n int) int { return int(math.Ceil(float64(n) * (1 + float64(sc.Spread)))) }
+	c.Prompt, c.Gen, c.Batch = longest(sc.Prompt), longest(sc.Answer), slots
+	if c.Prompt+c.Gen > limit {
+		return spec.Errorf("scenario %s: a request of up to %d + %d tokens passes the context limit of %d", sc.Name, c.Prompt, c.Gen, limit)
+	}
+	return nil
+}
+
 func (c *Config) validate() error {
 	switch {
 	case c.Chip == nil || c.Model == nil:
@@ -434,6 +468,10 @@ func (c *Config) validate() error {
 		case workloads.Chat: // the longest conversation the turns can hold
 			most := float64(sc.SystemPrompt) + float64(sc.Turns*(sc.Prompt+sc.Answer))*(1+float64(sc.Spread))
 			c.Gen = min(limit, int(math.Ceil(most))) - first
+		case workloads.Serve: // a slot holds the longest request
+			if err := c.validateServe(limit); err != nil {
+				return err
+			}
 		}
 		for _, st := range sc.Stages {
 			if st.Unit != "" && c.Chip.Unit(st.Unit) == nil {

@@ -84,6 +84,9 @@ type engine struct {
 	stepBase   int      // context before the current decode's first step
 	memo       stepMemo // decode steps simulated in full, for reuse
 	stageUnit  *hw.Unit // the unit a pipeline stage runs on, while it runs
+	// stepSeqs, under a serve scenario, are the sequences the steps run
+	// now, stepTokens those of them still answering (0: the run's batch).
+	stepSeqs, stepTokens int
 	// overlap is, while a turn decodes, the seconds of each token's stages
 	// that run beside the next step (workloads.Stage.Overlap).
 	overlap float64
@@ -515,7 +518,10 @@ func (e *engine) formatOf(quant string) string {
 // the rows, the context the columns, the head dimension the reduction.
 func (e *engine) attentionSeconds(op *workloads.Op, clock float64) float64 {
 	m := e.cfg.Model
-	b := e.cfg.runBatch()
+	b := e.work.Batch // a serve scenario's steps run the sequences active then
+	if b == 0 {
+		b = e.cfg.runBatch()
+	}
 	tokens := max(1, e.work.Tokens)
 	group := m.Heads / m.KVHeads
 	hd := m.HeadDimension()

@@ -253,10 +253,10 @@ func (e *engine) fillThermal(r *Result, total float64) {
 		n, busy := 0, 0.0
 		for i := len(tail) - 1; i >= 0 && busy+tail[i] <= sustainedWindow; i-- {
 			busy += tail[i]
-			n++
+			n += e.steps.tailToks[i]
 		}
 		if n > 0 {
-			r.Thermal.SustainedTokensPerS = ptr(float64(n*e.cfg.Batch) / busy)
+			r.Thermal.SustainedTokensPerS = ptr(float64(n) / busy)
 		}
 	}
 	for i := range e.cfg.Chip.Units {

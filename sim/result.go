@@ -54,8 +54,10 @@ type Result struct {
 	// draft model.
 	Speculative *Speculative `json:"speculative,omitempty"`
 	// Schedule is what the scheduling policy did, when the run had one.
-	Schedule    *ScheduleResult `json:"schedule,omitempty"`
-	TurnLatency *TurnLatency    `json:"turn_latency,omitempty"`
+	Schedule *ScheduleResult `json:"schedule,omitempty"`
+	// Serve is what the unit did with a serve scenario's requests.
+	Serve       *ServeResult `json:"serve,omitempty"`
+	TurnLatency *TurnLatency `json:"turn_latency,omitempty"`
 
 	Memory  Memory  `json:"memory"`
 	Compute Compute `json:"compute"`
@@ -126,6 +128,30 @@ type Turn struct {
 	// under a schedule with a budget, whether TotalS kept to it.
 	Speculative  bool  `json:"speculative,omitempty"`
 	WithinBudget *bool `json:"within_budget,omitempty"`
+}
+
+// ServeResult is what the unit did with the requests of a serve scenario;
+// each request served is also a turn (its stages: queue, prefill, decode).
+type ServeResult struct {
+	// Mode is the batching: serial (one request at a time: no batching,
+	// or a batch of 1), continuous or static; MaxBatch the most sequences
+	// decoded together.
+	Mode     string  `json:"mode"`
+	MaxBatch int     `json:"max_batch"`
+	RatePerS float64 `json:"rate_per_s"` // the scenario's arrivals a second
+	// Arrived, Served and Unserved count the requests: unserved ones were
+	// still waiting or decoding when serving stopped, as long again as the
+	// arrivals lasted after they stopped.
+	Arrived  int `json:"arrived"`
+	Served   int `json:"served"`
+	Unserved int `json:"unserved"`
+	// MeanBatch is the sequences a decode step made a token for, averaged
+	// over decode time; BusyShare the share of the run the unit had a
+	// request to work on.
+	MeanBatch float64 `json:"mean_batch"`
+	BusyShare float64 `json:"busy_share"`
+	// QueueS is the time the served requests waited before their prefill.
+	QueueS Percentile `json:"queue_s"`
 }
 
 // StageTime is one stage of a turn and its time.

@@ -84,10 +84,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, t := range s.turns {
 		prompted += t.Prompt
 	}
-	r.Prefill = PrefillPhase{Phase: phase(prompted*cfg.Batch, sum(s.prefills)), PaddedTokens: e.st.paddedTokens * cfg.Batch}
-	r.Decode = decodePhase(&s.steps, cfg.Batch)
+	seqs := cfg.Batch // the sequences each prompt ran in
+	if r.Serve != nil {
+		seqs = 1
+	}
+	r.Prefill = PrefillPhase{Phase: phase(prompted*seqs, sum(s.prefills)), PaddedTokens: e.st.paddedTokens * seqs}
+	r.Decode = decodePhase(&s.steps)
 	r.Decode.Spread = e.spread()
 	r.Requests = len(s.prefills)
+	if v := r.Serve; v != nil {
+		r.Requests = v.Served
+		if v.Unserved > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the unit did not keep up: %d of %d requests were still waiting or decoding %s after the last arrival (%g a second arrived; %s)",
+				v.Unserved, v.Arrived, units.Seconds(cfg.Duration), v.RatePerS, v.Describe()))
+		}
+	}
 	if e.spec != nil {
 		r.Speculative = e.spec.result()
 	}
@@ -215,7 +226,7 @@ func (e *engine) sample() float64 {
 	// The token's overlapped stages run beside the next step: their
 	// work is this step's, their time is not (turn).
 	e.st.stage += e.overlap
-	logits := float64(e.cfg.Model.Vocab) * float64(e.cfg.Batch)
+	logits := float64(e.cfg.Model.Vocab) * float64(e.answering())
 	ops := sampleOpsPerLogit * logits
 	cycles, _ := samplerCycles(e.host)
 	t := float64(e.host.Dispatch) + logits*cycles/e.clockOf(e.host)
@@ -263,15 +274,15 @@ func phase(tokens int, seconds float64) Phase {
 
 // decodePhase summarises decode steps: totals, the rate over the first ten
 // seconds, and the spread of step times.
-func decodePhase(steps *stepTimes, batch int) DecodePhase {
-	d := DecodePhase{Phase: phase(steps.n*batch, steps.sum)}
+func decodePhase(steps *stepTimes) DecodePhase {
+	d := DecodePhase{Phase: phase(steps.tokens, steps.sum)}
 	if steps.n == 0 {
 		return d
 	}
 	if d.Seconds <= first10s {
 		d.First10sTokensPerS = d.TokensPerS
 	} else {
-		d.First10sTokensPerS = ptr(float64(steps.n10*batch) / first10s)
+		d.First10sTokensPerS = ptr(float64(steps.tokens10) / first10s)
 	}
 	p := steps.percentiles(0.50, 0.99)
 	d.MsPerToken = Percentile{P50: ptr(p[0] * 1e3), P99: ptr(p[1] * 1e3)}

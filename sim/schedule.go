@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
@@ -33,11 +34,43 @@ type Schedule struct {
 	// token and decode), for budget_s and time_left_s and the share of
 	// turns within it; 0: none.
 	Budget units.Seconds `yaml:"budget,omitempty"`
-	Rules  []Rule        `yaml:"rules" spec:"required"`
+	// Batching is how a serve scenario's requests share the unit; without
+	// it they are served one at a time, in order of arrival.
+	Batching *Batching `yaml:"batching,omitempty"`
+	Rules    []Rule    `yaml:"rules,omitempty"`
 
 	file  string
 	conds []*vm.Program
 }
+
+// Batching modes.
+const (
+	// Continuous batching (iteration-level, as llama.cpp's server slots
+	// and MLC's engine do it): a request that arrives while a slot is free
+	// is prefilled at the next step's boundary and joins the batch; each
+	// leaves when its answer is done.
+	Continuous = "continuous"
+	// Static batching: the requests waiting when the unit is free, up to
+	// Max, after the first has waited at most Wait, are prefilled
+	// together (padded to the longest prompt) and decode together until
+	// the longest answer is done; arrivals meanwhile wait.
+	Static = "static"
+)
+
+// Batching is a schedule's policy for requests that arrive on their own.
+type Batching struct {
+	// Max is the most sequences decoded together: the runtime's parallel
+	// slots (llama.cpp server's --parallel) or its largest compiled batch.
+	Max  int    `yaml:"max" spec:"required,positive"`
+	Mode string `yaml:"mode" spec:"required,oneof=continuous|static"`
+	// Wait is how long, under static batching, the first waiting request
+	// waits for others to join it.
+	Wait units.Seconds `yaml:"wait,omitempty"`
+}
+
+// maxBatching bounds Batching.Max: past it the batch is a datacentre's,
+// and its KV slots would not fit an edge device.
+const maxBatching = 256
 
 // Rule is one rule of a schedule: a condition and one action.
 type Rule struct {
@@ -96,8 +129,18 @@ func DecodeSchedule(file string, data []byte) (*Schedule, error) {
 	if s.Budget < 0 {
 		return nil, doc.Errorf("budget", "a budget is a positive duration, e.g. budget: 4s")
 	}
-	if len(s.Rules) == 0 {
-		return nil, doc.Errorf("rules", "a schedule needs at least one rule")
+	if len(s.Rules) == 0 && s.Batching == nil {
+		return nil, doc.Errorf("rules", "a schedule needs at least one rule, or a batching policy")
+	}
+	if b := s.Batching; b != nil {
+		switch {
+		case b.Max > maxBatching:
+			return nil, doc.Errorf("batching.max", "%d sequences is not an edge device's batch: at most %d", b.Max, maxBatching)
+		case b.Wait < 0 || b.Wait > maxScheduleIdle:
+			return nil, doc.Errorf("batching.wait", "%s is not allowed: a request waits 0 to %g s for others", b.Wait, maxScheduleIdle)
+		case b.Mode == Continuous && b.Wait != 0:
+			return nil, doc.Errorf("batching.wait", "continuous batching admits a request at the next step; wait is static batching's")
+		}
 	}
 	for i, r := range s.Rules {
 		at := fmt.Sprintf("rules.%d", i)
@@ -146,6 +189,11 @@ func (s *Schedule) pauses() bool {
 		}
 	}
 	return false
+}
+
+// picksDecoding reports whether a rule picks how a turn decodes.
+func (s *Schedule) picksDecoding() bool {
+	return s != nil && slices.ContainsFunc(s.Rules, func(r Rule) bool { return r.Decode != "" })
 }
 
 // picksSpeculative reports whether a rule picks speculative decoding.

@@ -65,6 +65,12 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 				return nil, err
 			}
 		}
+	case sc.Kind == workloads.Serve:
+		served, err := e.serve(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		r.Serve = served
 	case sc.Kind == workloads.Chat:
 		rng := rand.New(rand.NewPCG(c.Seed, 0x63686174)) // "chat"
 		limit := e.contextLimit()
@@ -265,7 +271,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		}
 	}
 	for _, x := range steps {
-		s.steps.add(x)
+		s.steps.add(x, c.Batch)
 	}
 	for _, st := range stages {
 		if st.When == workloads.StageOutput {

@@ -62,7 +62,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 		// ran after skipped steps; the skipped ones, and all that follows,
 		// start at the clock or later.
 		e.traceSettle(e.clock)
-		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: c.runBatch(), Seed: c.Seed}
+		work := workloads.Work{Phase: workloads.Decode, Tokens: 1, Context: base + s, Batch: e.stepBatch(), Seed: c.Seed}
 		// Once the governor is at work, clocks may move at any poll: no
 		// step is skipped, so heat and clocks follow every step, and the
 		// memo answers for the steps it can. The steps on either side of
@@ -74,9 +74,10 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			continue
 		}
 		key := e.heat.key()
+		mkey := e.memoKey(key)
 		var cur *simulated
 		if e.reuses() && s >= warmSteps && !e.nearCliff(work.Context) {
-			cur = e.memo.at(key, work.Context, s, e.crossesEdge)
+			cur = e.memo.at(mkey, work.Context, s, e.crossesEdge)
 		}
 		if cur != nil {
 			// A step at these clocks and about this context ran before:
@@ -94,7 +95,7 @@ func (e *engine) decode(ctx context.Context, pass func(string, workloads.Work) f
 			end := e.trace.mark()
 			cur = &simulated{index: s, seconds: t, delta: e.st.counters.minus(before), fallback: e.st.offUnit.delta(fb)}
 			if e.reuses() {
-				e.memo.add(key, work.Context, cur)
+				e.memo.add(mkey, work.Context, cur)
 			}
 			// The pass recorded its bandwidth sample before the skipped steps
 			// were known: put them first, then the step at its true start.
@@ -157,7 +158,7 @@ func (e *engine) endsSoon(last *simulated, pending int) bool {
 // the sustained rate.
 func (e *engine) noteStep(seconds float64, ctx int, key string, full bool) {
 	e.noteContext(ctx + 1)
-	e.steps.add(seconds, ctx, key, full)
+	e.steps.add(seconds, e.answering(), ctx, key, full)
 }
 
 // stepLog is what the result needs of a run's decode steps, in memory
@@ -172,6 +173,7 @@ type stepLog struct {
 	// full then, whatever comes after).
 	all      stepRecords
 	tail     []float64 // the latest steps' times, covering twice sustainedWindow
+	tailToks []int     // the tokens each of them made
 	tailS    float64   // over tail
 	lastFull bool      // whether the latest step was simulated in full
 }
@@ -187,8 +189,8 @@ func (r *stepRecords) add(seconds float64, ctx int, key string) {
 	r.secs, r.ctxs, r.keys = append(r.secs, seconds), append(r.ctxs, ctx), append(r.keys, key)
 }
 
-// add keeps a step.
-func (l *stepLog) add(seconds float64, ctx int, key string, full bool) {
+// add keeps a step, which made tokens tokens.
+func (l *stepLog) add(seconds float64, tokens, ctx int, key string, full bool) {
 	if full {
 		l.full.add(seconds, ctx, key)
 	}
@@ -198,13 +200,13 @@ func (l *stepLog) add(seconds float64, ctx int, key string, full bool) {
 		l.all = stepRecords{}
 	}
 	l.lastFull = full
-	l.tail = append(l.tail, seconds)
+	l.tail, l.tailToks = append(l.tail, seconds), append(l.tailToks, tokens)
 	l.tailS += seconds
 	// Twice the window, so that rounding in the running sum never drops
 	// a step the sustained rate's newest-first sum still reaches.
 	for len(l.tail) > 1 && l.tailS-l.tail[0] >= 2*sustainedWindow {
 		l.tailS -= l.tail[0]
-		l.tail = l.tail[1:]
+		l.tail, l.tailToks = l.tail[1:], l.tailToks[1:]
 	}
 }
 
@@ -326,9 +328,37 @@ func (e *engine) kvEdges() [2]float64 {
 	return edges
 }
 
-// kvAt is the KV cache's size (all layers) at context ctx.
+// kvAt is the KV cache's size (all layers) at context ctx, over the
+// sequences the steps run.
 func (e *engine) kvAt(ctx int) float64 {
-	return e.cfg.Model.KVBytes(e.cfg.KV, ctx) * float64(e.cfg.runBatch())
+	return e.cfg.Model.KVBytes(e.cfg.KV, ctx) * float64(e.stepBatch())
+}
+
+// stepBatch is the batch a decode step runs: the run's, or under a serve
+// scenario the sequences active, as the runtime's graphs run them.
+func (e *engine) stepBatch() int {
+	if e.stepSeqs > 0 {
+		return e.cfg.compiledBatch(e.stepSeqs)
+	}
+	return e.cfg.runBatch()
+}
+
+// answering is how many sequences a step makes a token for: the run's
+// batch, or under a serve scenario those still answering.
+func (e *engine) answering() int {
+	if e.stepSeqs > 0 {
+		return e.stepTokens
+	}
+	return e.cfg.Batch
+}
+
+// memoKey is the key the step memo keeps a step under: its clocks
+// (heat.key), and under a serve scenario the batch it ran.
+func (e *engine) memoKey(clocks string) string {
+	if e.stepSeqs > 0 {
+		return clocks + "|batch " + strconv.Itoa(e.stepBatch())
+	}
+	return clocks
 }
 
 // nearCliff reports whether the KV cache at context ctx is within a

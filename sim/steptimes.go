@@ -14,10 +14,13 @@ import (
 type stepTimes struct {
 	n   int
 	sum float64 // in the order the steps came, as summing their list would
-	// first10 is the time and count of the steps that fit in the first
-	// ten seconds; full once one did not.
+	// tokens are the tokens the steps made: a token a sequence a step.
+	tokens int
+	// first10 is the time, count and tokens of the steps that fit in the
+	// first ten seconds; full once one did not.
 	first10  float64
 	n10      int
+	tokens10 int
 	full10   bool
 	exact    []float64     // every step, while n <= exactSteps
 	bins     map[int32]int // the steps by bin once n > exactSteps
@@ -33,16 +36,19 @@ var exactSteps = 1 << 20
 // from the bins is within 0.005% of the exact one.
 const binWidth = 1e-4
 
-// add takes the next step's time, in seconds.
-func (s *stepTimes) add(seconds float64) {
+// add takes the next step's time, in seconds, and the sequences it made
+// a token for.
+func (s *stepTimes) add(seconds float64, seqs int) {
 	s.n++
 	s.sum += seconds
+	s.tokens += seqs
 	if !s.full10 {
 		if s.first10+seconds > first10s {
 			s.full10 = true
 		} else {
 			s.first10 += seconds
 			s.n10++
+			s.tokens10 += seqs
 		}
 	}
 	if s.n == 1 || seconds < s.min {

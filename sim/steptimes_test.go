@@ -20,7 +20,7 @@ func TestStepTimesMatchTheList(t *testing.T) {
 		var list []float64
 		for range 20_000 {
 			x := 0.02 + 0.03*rng.Float64()*rng.Float64() // 20–50 ms, skewed
-			s.add(x)
+			s.add(x, 1)
 			list = append(list, x)
 		}
 		if s.n != len(list) || s.sum != sum(list) {
@@ -61,7 +61,7 @@ func TestStepTimesStayBounded(t *testing.T) {
 	var s stepTimes
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 1_000_000 {
-		s.add(0.02 * (1 + rng.Float64()))
+		s.add(0.02*(1+rng.Float64()), 1)
 	}
 	if n := len(s.bins); n > 6933 || s.exact != nil {
 		t.Errorf("%d bins and %d kept steps for a million steps in one octave", n, len(s.exact))

@@ -26,6 +26,12 @@ const (
 	// Sustained runs requests back to back for Duration: each prefills
 	// Prompt tokens and decodes until the context limit.
 	Sustained = "sustained"
+	// Serve has requests arrive on their own, at Rate a second on average
+	// (a Poisson process from the run's seed) for Duration, each a fresh
+	// context of Prompt tokens answered with Answer; they wait for the
+	// device, which serves them one at a time or in batches as the
+	// schedule's batching says.
+	Serve = "serve"
 )
 
 // What a chat does when the next turn would not fit the context limit.
@@ -57,10 +63,11 @@ const (
 // Scenario is a session to run instead of one prompt.
 type Scenario struct {
 	Name        string `yaml:"name" spec:"required"`
-	Kind        string `yaml:"kind" spec:"required,oneof=single|chat|sustained"`
+	Kind        string `yaml:"kind" spec:"required,oneof=single|chat|sustained|serve"`
 	Description string `yaml:"description,omitempty"`
 	// Duration is how long the session runs (--duration overrides it);
-	// required for sustained, an upper bound for chat and single.
+	// required for sustained, an upper bound for chat and single; for
+	// serve, how long requests arrive.
 	Duration units.Seconds `yaml:"duration,omitempty"`
 	// Prompt is each request's prompt, or each user message of a chat, in
 	// tokens (a mean when Spread is set).
@@ -71,6 +78,9 @@ type Scenario struct {
 	// ContextLimit is where the context stops growing; 0 is the model's
 	// maximum context.
 	ContextLimit int `yaml:"context_limit,omitempty" spec:"nonneg"`
+
+	// Rate is a serve scenario's requests a second, on average.
+	Rate float64 `yaml:"rate,omitempty" spec:"nonneg"`
 
 	// Turns is the number of user messages of a chat.
 	Turns int `yaml:"turns,omitempty" spec:"nonneg"`
@@ -157,9 +167,10 @@ func (s *Scenario) checkOnFull(doc *spec.Doc) error {
 // ScenarioIDs lists the built-in scenarios.
 func ScenarioIDs() []string { return scenarios.IDs() }
 
-// maxTurns bounds a chat's turns: past it a conversation is no longer one
-// user's, and its run would outgrow the memory a run may keep.
-const maxTurns = 10000
+// MaxTurns bounds a chat's turns and a serve scenario's requests: past it
+// a conversation is no longer one user's, and a run would outgrow the
+// memory it may keep (a turn of the result each).
+const MaxTurns = 10000
 
 // LoadScenario loads a built-in scenario by id or a scenario YAML file;
 // overrides address its fields without the "scenario." prefix.
@@ -182,12 +193,20 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	switch {
 	case s.Duration < 0:
 		return nil, doc.Errorf("duration", "%s is not allowed: give a positive duration, e.g. 5m", s.Duration)
-	case s.Kind == Sustained && s.Duration == 0:
-		return nil, doc.Errorf("duration", "a sustained scenario needs a positive duration, e.g. 5m")
+	case (s.Kind == Sustained || s.Kind == Serve) && s.Duration == 0:
+		return nil, doc.Errorf("duration", "a %s scenario needs a positive duration, e.g. 5m", s.Kind)
+	case s.Kind == Serve && s.Rate == 0:
+		return nil, doc.Errorf("rate", "a serve scenario needs the requests a second that arrive, e.g. 0.2")
+	case s.Kind != Serve && s.Rate != 0:
+		return nil, doc.Errorf("rate", "rate is a serve scenario's arrivals; this scenario is %s", s.Kind)
+	case s.Kind == Serve && (s.Turns != 0 || s.ThinkTime != 0 || s.SystemPrompt != 0 || s.OnFull != "" || len(s.Stages) > 0):
+		return nil, doc.Errorf("kind", "a serve scenario's requests are fresh contexts of prompt and answer tokens: turns, think_time, system_prompt, on_full and stages are a chat's or a single request's")
+	case s.Kind == Serve && s.Rate*float64(s.Duration) > MaxTurns:
+		return nil, doc.Errorf("rate", "%g requests a second for %s is %.0f requests: at most %d a run", s.Rate, s.Duration, s.Rate*float64(s.Duration), MaxTurns)
 	case s.Kind == Chat && s.Turns == 0:
 		return nil, doc.Errorf("turns", "a chat needs its number of turns, e.g. 30")
-	case s.Turns > maxTurns:
-		return nil, doc.Errorf("turns", "%d turns is not a plausible chat: at most %d (chat-30's thirty is a long conversation; many users' requests are a sustained scenario)", s.Turns, maxTurns)
+	case s.Turns > MaxTurns:
+		return nil, doc.Errorf("turns", "%d turns is not a plausible chat: at most %d (chat-30's thirty is a long conversation; many users' requests are a sustained scenario)", s.Turns, MaxTurns)
 	case s.Kind != Sustained && s.Answer == 0:
 		return nil, doc.Errorf("answer", "a %s scenario needs the tokens of each answer, e.g. 200", s.Kind)
 	case s.ThinkTime < 0:
@@ -195,7 +214,7 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	case s.Spread < 0 || s.Spread >= 1:
 		return nil, doc.Errorf("spread", "%v is not allowed: must be in [0, 1)", float64(s.Spread))
 	}
-	if s.OnFull == "" {
+	if s.OnFull == "" && s.Kind != Serve {
 		s.OnFull = Truncate
 	}
 	if err := s.checkOnFull(doc); err != nil {

@@ -50,6 +50,10 @@ func TestBadScenarios(t *testing.T) {
 		{"summarize without summary", chat + "on_full: summarize\n", []string{"summary", "256"}},
 		{"summary without summarize", chat + "on_full: reset\nsummary: 100\n", []string{"s.yaml:7", "on_full is reset"}},
 		{"summary past the limit", chat + "on_full: summarize\nsummary: 400\ncontext_limit: 512\nsystem_prompt: 100\n", []string{"summary", "no room for a 50-token message in the 512-token context limit"}},
+		{"serve without rate", "name: s\nkind: serve\nduration: 1m\nprompt: 50\nanswer: 20\n", []string{"rate", "0.2"}},
+		{"rate on a chat", chat + "rate: 1\n", []string{"s.yaml:6", "rate", "this scenario is chat"}},
+		{"serve with turns", "name: s\nkind: serve\nduration: 1m\nrate: 1\nprompt: 50\nanswer: 20\nturns: 3\n", []string{"kind", "fresh contexts", "turns"}},
+		{"serve past the bound", "name: s\nkind: serve\nduration: 10h\nrate: 1\nprompt: 50\nanswer: 20\n", []string{"rate", "36000 requests", "at most 10000"}},
 		{"overlapped input stage", chat + "stages:\n  - {name: capture, when: input, fixed: 20ms, overlap: true}\n", []string{"stages.capture", "only a token stage overlaps the next step; an input stage runs once"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,3 +44,20 @@ func BenchmarkSweepPointAnalytic(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/points*1e3, "ms/point")
 }
+
+// BenchmarkServeContinuous is a serve scenario as a user meets it: three
+// minutes of requests arriving every two seconds on the Orin Nano, four
+// continuous-batching slots, at tile fidelity, the whole command (its
+// prompts' prefills, each of its own length, take most of the time):
+//
+//	taskset -c 0 go test -run '^$' -bench ServeContinuous -cpu 1 ./cmd/edgetwin
+func BenchmarkServeContinuous(b *testing.B) {
+	args := []string{"simulate", "--soc", "jetson-orin-nano", "--model", "llama-3.2-3b",
+		"--scenario", "../../examples/deployment/hub.yaml", "--schedule", "../../examples/deployment/continuous-4.yaml"}
+	for b.Loop() {
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit %d", code)
+		}
+	}
+	b.ReportMetric(3*60*float64(b.N)/b.Elapsed().Seconds(), "sim-s/wall-s")
+}
