@@ -506,20 +506,33 @@ func coverage(u *hw.Unit, res *sim.Result) string {
 	// runtime's cpu_ops, or the blocks a layer split placed there.
 	var why []string
 	if res.CPULayers != "" {
-		why = append(why, "blocks "+res.CPULayers+" placed on it")
+		why = append(why, "blocks "+res.CPULayers+" placed on the CPU")
+	}
+	if unit, blocks, ok := strings.Cut(res.LayersOn, "="); ok {
+		why = append(why, "blocks "+blocks+" placed on the "+unit)
 	}
 	if rt, err := runtimes.Load(res.Runtime); err == nil && len(rt.CPUOps) > 0 {
-		why = append(why, res.Runtime+" leaving it "+strings.Join(rt.CPUOps, " and "))
+		why = append(why, res.Runtime+" leaving "+strings.Join(rt.CPUOps, " and ")+" to the CPU")
 	}
-	var fb []string
+	// The operators each unit off u ran, the units in the order they
+	// first ran.
+	var units []string
+	byUnit := map[string][]string{}
 	for _, f := range res.Fallbacks {
-		fb = append(fb, fmt.Sprintf("%s (%d calls, %s)", f.Op, f.Count, secs(f.Seconds)))
+		if _, ok := byUnit[f.Unit]; !ok {
+			units = append(units, f.Unit)
+		}
+		byUnit[f.Unit] = append(byUnit[f.Unit], fmt.Sprintf("%s (%d calls, %s)", f.Op, f.Count, secs(f.Seconds)))
 	}
-	s += "; these ran on the " + res.Fallbacks[0].Unit
+	var ran []string
+	for _, name := range units {
+		ran = append(ran, "on the "+name+": "+strings.Join(byUnit[name], ", "))
+	}
+	s += "; these ran off it"
 	if len(why) > 0 {
 		s += " (" + strings.Join(why, "; ") + ")"
 	}
-	return s + ": " + strings.Join(fb, ", ")
+	return s + ", " + strings.Join(ran, "; ")
 }
 
 // passedOver says why unit u of c's chip did not run the model of c that

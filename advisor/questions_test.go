@@ -138,10 +138,15 @@ func TestCoverageSaysWhyTheCPURanWhatTheUnitCould(t *testing.T) {
 	res := &sim.Result{Runtime: "llama.cpp-hexagon", CPULayers: "0-3",
 		Fallbacks: []sim.Fallback{{Op: "embed", Unit: "cpu", Count: 5, Seconds: 0.001}, {Op: "matmul", Unit: "cpu", Count: 40, Seconds: 0.2}}}
 	got := coverage(u, res)
-	for _, want := range []string{"taken to run all 8 operator kinds", "these ran on the cpu (blocks 0-3 placed on it; llama.cpp-hexagon leaving it embed and output)", "embed (5 calls", "matmul (40 calls"} {
+	for _, want := range []string{"taken to run all 8 operator kinds", "these ran off it (blocks 0-3 placed on the CPU; llama.cpp-hexagon leaving embed and output to the CPU), on the cpu: embed (5 calls", "embed (5 calls", "matmul (40 calls"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("coverage %q lacks %q", got, want)
 		}
+	}
+	three := &sim.Result{Runtime: "llama.cpp-hexagon", LayersOn: "gpu=0-13",
+		Fallbacks: []sim.Fallback{{Op: "matmul", Unit: "gpu", Count: 490, Seconds: 0.3}, {Op: "matmul", Unit: "cpu", Count: 5, Seconds: 0.04}}}
+	if got, want := coverage(u, three), "(blocks 0-13 placed on the gpu; llama.cpp-hexagon leaving embed and output to the CPU), on the gpu: matmul (490 calls, 300 ms); on the cpu: matmul (5 calls, 40 ms)"; !strings.Contains(got, want) {
+		t.Errorf("coverage of a three-way split %q lacks %q", got, want)
 	}
 	if got := coverage(u, &sim.Result{Runtime: "genie"}); !strings.HasSuffix(got, "nothing falls back to the CPU") {
 		t.Errorf("coverage without fallbacks: %q", got)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/sim"
 )
@@ -166,21 +167,49 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 			pct(t.Compute/t.Total), pct(t.MemoryStall/t.Total), pct(t.Dispatch/t.Total), pct(t.Fallback/t.Total), pct(t.Host/t.Total), paging)
 	}
 	if len(r.Fallbacks) > 0 {
-		at := "the chip's own figures"
-		if r.CPURuntime != "" {
-			at = r.CPURuntime + "'s figures"
+		var split []string
+		if unit, blocks, ok := strings.Cut(r.LayersOn, "="); ok {
+			split = append(split, fmt.Sprintf("%s on the %s", blockNames(blocks), unit))
 		}
 		if r.CPULayers != "" {
-			row("layer split", "blocks %s on the %s, the rest on %s", r.CPULayers, r.Fallbacks[0].Unit, r.Unit)
+			cpu := "CPU"
+			for _, u := range r.Units {
+				if u.Kind == hw.CPU {
+					cpu = u.Name
+				}
+			}
+			split = append(split, fmt.Sprintf("%s on the %s", blockNames(r.CPULayers), cpu))
 		}
-		// The operators the CPU ran, the costliest first.
+		if len(split) > 0 {
+			row("layer split", "%s, the rest on %s", strings.Join(split, ", "), r.Unit)
+		}
+		// The operators each unit off the run's ran, the costliest first,
+		// the units in the order they first ran.
 		fs := slices.Clone(r.Fallbacks)
 		slices.SortStableFunc(fs, func(a, b sim.Fallback) int { return cmp.Compare(b.Seconds, a.Seconds) })
-		var parts []string
-		for _, f := range fs {
-			parts = append(parts, fmt.Sprintf("%s ×%d %s", f.Op, f.Count, seconds(f.Seconds)))
+		var offUnits []string
+		for _, f := range r.Fallbacks {
+			if !slices.Contains(offUnits, f.Unit) {
+				offUnits = append(offUnits, f.Unit)
+			}
 		}
-		row("on "+fs[0].Unit, "%s (at %s)", strings.Join(parts, " · "), at)
+		third, _, _ := strings.Cut(r.LayersOn, "=")
+		for _, u := range offUnits {
+			at := "the chip's own figures"
+			switch {
+			case u == third && r.LayersOnRuntime != "":
+				at = r.LayersOnRuntime + "'s figures"
+			case u != third && r.CPURuntime != "":
+				at = r.CPURuntime + "'s figures"
+			}
+			var parts []string
+			for _, f := range fs {
+				if f.Unit == u {
+					parts = append(parts, fmt.Sprintf("%s ×%d %s", f.Op, f.Count, seconds(f.Seconds)))
+				}
+			}
+			row("on "+u, "%s (at %s)", strings.Join(parts, " · "), at)
+		}
 	}
 	for _, b := range r.Boundaries {
 		row("hand-off", "%s → %s ×%d: %s copied, %s", b.From, b.To, b.Count, units.Approx(b.CopyBytes, units.KindBytes), seconds(b.Seconds))
@@ -275,6 +304,14 @@ func seconds(s float64) string {
 		return fmt.Sprintf("%.1f ms", s*1e3)
 	}
 	return fmt.Sprintf("%.2f s", s)
+}
+
+// blockNames names a layer set: "block 27", "blocks 0-13".
+func blockNames(set string) string {
+	if strings.ContainsAny(set, ",-") {
+		return "blocks " + set
+	}
+	return "block " + set
 }
 
 // secondsOr is seconds for a figure that may be missing.

@@ -45,7 +45,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 	for i := range plans {
 		pl := &plans[i]
 		if pl.fallback {
-			p.unit += e.analyticOnHost(ops[i], pl)
+			p.unit += e.analyticOff(ops[i], pl)
 			continue
 		}
 		var dram, l3 float64

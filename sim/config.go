@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,13 +158,16 @@ type Config struct {
 	// CPULayers are the blocks the CPU runs instead of the unit, a layer
 	// split (handoff.go); none: the unit runs every block it supports.
 	CPULayers Layers
-	Policy    *Policy // tensor placement; nil takes the chip's (memory policy)
-	Prompt    int     // prefill tokens per sequence
-	Depth     int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
-	Gen       int     // decoded tokens per sequence
-	Batch     int     // concurrent sequences
-	Fidelity  Fidelity
-	Seed      uint64
+	// LayersOn are blocks a third unit runs, beside the run's unit and
+	// the CPU: a GPU beside an NPU.
+	LayersOn UnitLayers
+	Policy   *Policy // tensor placement; nil takes the chip's (memory policy)
+	Prompt   int     // prefill tokens per sequence
+	Depth    int     // tokens in the KV cache before the prompt (a follow-up request, llama-bench -d): attended to, not prefilled
+	Gen      int     // decoded tokens per sequence
+	Batch    int     // concurrent sequences
+	Fidelity Fidelity
+	Seed     uint64
 	// NoSampling times the forward passes alone, drawing no token from the
 	// logits: what llama-bench's tests measure (they decode without a
 	// sampler). A run to predict such a measurement sets it.
@@ -192,6 +196,8 @@ type Config struct {
 	// cpuRuntime is the runtime whose figures the CPU runs the model's
 	// operators at beside the unit (resolve); nil: the chip's own.
 	cpuRuntime *runtimes.Profile
+	// sideRuntime is the runtime the unit of LayersOn runs its blocks at.
+	sideRuntime *runtimes.Profile
 }
 
 // compiled is a model compiled under one quantisation and KV format, with
@@ -515,6 +521,40 @@ func (c *Config) validate() error {
 			return spec.Errorf("policy %s: cpu_layers: %s", c.Policy.Name, msg)
 		}
 		return spec.FieldErrorf("cpu-layers", "%s", msg)
+	}
+	return c.validateLayersOn()
+}
+
+// validateLayersOn checks the third unit of a layer split: a unit of the
+// chip other than its CPU, blocks of the model, none of them the CPU's.
+func (c *Config) validateLayersOn() error {
+	fromPolicy := len(c.LayersOn.Layers) == 0 && len(c.Policy.layersOn.Layers) > 0
+	if fromPolicy {
+		c.LayersOn = c.Policy.layersOn
+	}
+	on := c.LayersOn
+	if len(on.Layers) == 0 {
+		return nil
+	}
+	fail := func(format string, args ...any) error {
+		if fromPolicy {
+			return spec.Errorf("policy %s: layers_on: %s", c.Policy.Name, fmt.Sprintf(format, args...))
+		}
+		return spec.FieldErrorf("layers-on", format, args...)
+	}
+	u := c.Chip.Unit(on.Unit)
+	switch {
+	case u == nil:
+		return fail("unit %q is not one of %s's: %s", on.Unit, c.Chip.ID, strings.Join(c.Chip.UnitNames(), ", "))
+	case u.Kind == hw.CPU:
+		return fail("%s is the CPU: its blocks are cpu-layers", on.Unit)
+	case on.Layers[len(on.Layers)-1] >= c.Model.Layers:
+		return fail("block %d is not allowed: %s has %d blocks, 0-%d", on.Layers[len(on.Layers)-1], c.Model.Name, c.Model.Layers, c.Model.Layers-1)
+	}
+	for _, l := range on.Layers {
+		if slices.Contains(c.CPULayers, l) {
+			return fail("block %d is placed on the CPU too (cpu-layers %s): a block runs on one unit", l, c.CPULayers)
+		}
 	}
 	return nil
 }

@@ -35,9 +35,11 @@
 // thrash.
 //
 // What the unit does not run — operators it or its runtime leaves to the
-// CPU, blocks a layer split ([Config.CPULayers]) places there — runs on
-// the chip's CPU as segments, with one hand-off at each boundary between
-// the two ([Boundary]); a result lists both.
+// CPU, blocks a layer split places there ([Config.CPULayers]) or on a
+// third unit ([Config.LayersOn]) — runs on that unit as segments, with one
+// hand-off at each boundary between two units ([Boundary]); a result
+// lists both. A serve scenario's requests arrive on their own and share
+// the unit as the schedule's [Batching] says.
 //
 // A run is single-threaded and deterministic: the same inputs give the same
 // Result, byte for byte, on any machine.

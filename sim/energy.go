@@ -65,16 +65,26 @@ func (e *engine) energy(d counters, seconds float64, out *deposit) (p energyPart
 	clear(node)
 	out.units = out.units[:0]
 	_, vu := e.opp(e.unit)
-	p.compute = (d.ops-d.fallbackOps)*energyPerOp(e.unit, e.dt)*vu*vu +
+	p.compute = (d.ops-d.fallbackOps-d.sideOps)*energyPerOp(e.unit, e.dt)*vu*vu +
 		e.activePower(e.unit)*(d.compute+d.stallMem+d.bankConflict)
 	p.sram = d.sramBytes * float64(e.unit.SRAMEnergyPerByte) * vu * vu
 	node[h.nodeOf[e.unit.Name]] += p.compute + p.sram
+	var side float64
+	if e.side != nil {
+		// The third unit of a split: its operations, and its active power
+		// while it runs its blocks (not while the CPU dispatches to it).
+		_, vs := e.opp(e.side)
+		side = d.sideOps*energyPerOp(e.side, e.sideDt)*vs*vs + e.activePower(e.side)*(d.side-d.sideDispatch)
+		p.compute += side
+		node[h.nodeOf[e.side.Name]] += side
+	}
 	if e.host != nil {
 		_, vh := e.opp(e.host)
 		// One core of the host is busy while it dispatches and samples (in
 		// fp32); the whole CPU, as its runtime's threads, while it runs
-		// work off the unit (at the dtype it computes the model's in).
-		busy := e.activePower(e.host)/float64(max(e.host.Cores, 1))*(d.dispatch+d.host) + e.activePower(e.host)*d.fallback
+		// work off the unit (at the dtype it computes the model's in) or
+		// drives a hand-off.
+		busy := e.activePower(e.host)/float64(max(e.host.Cores, 1))*(d.dispatch+d.host+d.sideDispatch) + e.activePower(e.host)*(d.fallback-d.side)
 		p.host = ((d.hostOps-d.fallbackOps)*energyPerOp(e.host, dtype.FP32)+d.fallbackOps*energyPerOp(e.host, e.hostDt))*vh*vh + busy
 		node[h.nodeOf[e.host.Name]] += p.host
 	}
@@ -120,7 +130,10 @@ func (e *engine) energy(d counters, seconds float64, out *deposit) (p energyPart
 	}
 	p.static = dramStatic // the units' leakage is added by the heat side
 	if seconds > 0 {
-		out.units = append(out.units, unitJoules{e.unit.Name, p.compute + p.sram})
+		out.units = append(out.units, unitJoules{e.unit.Name, p.compute - side + p.sram})
+		if e.side != nil {
+			out.units = append(out.units, unitJoules{e.side.Name, side})
+		}
 		if e.host != nil {
 			out.units = append(out.units, unitJoules{e.host.Name, p.host - stage})
 		}

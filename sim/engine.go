@@ -39,10 +39,16 @@ type engine struct {
 	dt   dtype.Dtype
 	vdt  dtype.Dtype // dtype of vector work on unit
 	host *hw.Unit    // the CPU: sampling and fallbacks
-	// cpuLayers flags the blocks placed on the host (Config.CPULayers);
-	// nil when none is.
-	cpuLayers []bool
-	hostDt    dtype.Dtype // the dtype the host computes the model's operators in
+	// side is the third unit of a layer split (Config.LayersOn), nil
+	// when there is none; sideDt the dtype it computes the model's
+	// operators in.
+	side   *hw.Unit
+	sideDt dtype.Dtype
+	// layerOn is the unit each block is placed on off the unit (the host
+	// for Config.CPULayers, side for Config.LayersOn; nil: the unit); nil
+	// when no block is.
+	layerOn []*hw.Unit
+	hostDt  dtype.Dtype // the dtype the host computes the model's operators in
 
 	sim      *des.Sim
 	dram, l3 *des.Link
@@ -133,6 +139,7 @@ type counters struct {
 	bankConflict                                float64
 	ops                                         float64 // useful ops, wherever they ran
 	fallbackOps, hostOps                        float64 // of which on the CPU; and all CPU ops (sampling too)
+	side, sideOps, sideDispatch                 float64 // of fallback, the seconds and ops on the third unit of a split, and the CPU's dispatching to it
 	stage                                       float64 // seconds of pipeline-stage work on engine.stageUnit
 	storageBytes                                float64 // read from storage (a cold start, paged weights)
 	paging                                      float64 // seconds waiting for weights paged in from storage
@@ -155,6 +162,9 @@ func (c *counters) add(d counters, k float64) {
 	c.bankConflict += k * d.bankConflict
 	c.ops += k * d.ops
 	c.fallbackOps += k * d.fallbackOps
+	c.side += k * d.side
+	c.sideOps += k * d.sideOps
+	c.sideDispatch += k * d.sideDispatch
 	c.hostOps += k * d.hostOps
 	c.stage += k * d.stage
 	c.storageBytes += k * d.storageBytes
@@ -245,7 +255,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	}
 	e.host = hostCPU(c.Chip)
 	if e.host != nil {
-		e.hostDt = e.hostDtype(c.Quant.ActDtype(workloads.RoleFFN))
+		e.hostDt = offUnitDtype(e.host, c.Quant.ActDtype(workloads.RoleFFN))
 	}
 	if len(c.CPULayers) > 0 {
 		switch {
@@ -254,7 +264,15 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 		case e.host == unit:
 			return nil, spec.FieldErrorf("cpu-layers", "the run's unit is the CPU (%s) already: a layer split places blocks on the CPU beside another unit (unit)", unit.Name)
 		}
-		e.cpuLayers = c.CPULayers.mask(c.Model.Layers)
+		e.placeLayers(c.CPULayers, e.host)
+	}
+	if on := c.LayersOn; len(on.Layers) > 0 {
+		e.side = c.Chip.Unit(on.Unit)
+		if e.side == unit {
+			return nil, spec.FieldErrorf("layers-on", "%s is the run's unit already: a split places blocks on another (unit)", unit.Name)
+		}
+		e.sideDt = offUnitDtype(e.side, c.Quant.ActDtype(workloads.RoleFFN))
+		e.placeLayers(on.Layers, e.side)
 	}
 	d := chip.Memory.DRAM
 	l3 := chip.Memory.L3

@@ -218,3 +218,166 @@ func TestPlacementFileSplitsLayers(t *testing.T) {
 		t.Errorf("blocks past the model's in the file: %v", err)
 	}
 }
+
+// threeWay runs llama-3.2-3b on the Snapdragon 8 Elite's NPU under
+// llama.cpp's Hexagon backend (which leaves the output head to the CPU)
+// with blocks on its GPU, 32 prompt tokens and 4 decoded, at fidelity.
+func threeWay(t *testing.T, gpu string, fidelity Fidelity) (*Result, Config) {
+	t.Helper()
+	rt, err := runtimes.Load("llama.cpp-hexagon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-3b", prompt: 32, gen: 4, fidelity: fidelity, runtime: rt})
+	if cfg.LayersOn, err = ParseUnitLayers(gpu); err != nil {
+		t.Fatal(err)
+	}
+	if err := Resolve(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, cfg
+}
+
+// TestThreeWaySplitHandsOffBetweenUnits: the first 14 blocks on the GPU
+// (the embedding with them), the rest on the NPU, the head on the CPU as
+// the Hexagon backend leaves it: each pass hands the 3072-wide fp16
+// hidden state from the GPU to the NPU once — 32 + 4 × 1 rows, 216 KiB —
+// and from the NPU to the CPU once, the one row a pass the head reads (the
+// last position's), 30 KiB; each takes the larger of the two
+// accelerators' hand-off costs (the CPU counts none) a pass plus the copy
+// written and read through DRAM. The GPU runs its blocks' operators at
+// llama.cpp's OpenCL figures, the CPU only the head.
+func TestThreeWaySplitHandsOffBetweenUnits(t *testing.T) {
+	const bytes, head = 36 * 3072 * 2, 5 * 3072 * 2
+	r, cfg := threeWay(t, "gpu=0-13", Analytic)
+	if r.LayersOn != "gpu=0-13" || r.LayersOnRuntime != "llama.cpp-opencl" || r.CPURuntime != "llama.cpp-cpu" {
+		t.Errorf("layers_on %q at %q, cpu at %q; want gpu=0-13 at llama.cpp-opencl, the cpu at llama.cpp-cpu", r.LayersOn, r.LayersOnRuntime, r.CPURuntime)
+	}
+	npu, gpu, cpu := cfg.Chip.Unit("npu"), cfg.Chip.Unit("gpu"), cfg.Chip.Unit("cpu")
+	d := cfg.Chip.Memory.DRAM
+	rate := float64(d.Bandwidth) * float64(d.SeqEfficiency)
+	if draw := cpu.DRAMDraw(); draw > 0 && draw < rate {
+		rate = draw
+	}
+	sync := math.Max(float64(npu.FallbackSync), float64(gpu.FallbackSync))
+	want := []Boundary{
+		{From: "gpu", To: "npu", Count: 5, CopyBytes: bytes, Seconds: 5*sync + 2*bytes/rate},
+		{From: "npu", To: "cpu", Count: 5, CopyBytes: head, Seconds: 5*float64(npu.FallbackSync) + 2*head/rate},
+	}
+	if len(r.Boundaries) != len(want) {
+		t.Fatalf("boundaries %+v, want %+v", r.Boundaries, want)
+	}
+	for i, b := range r.Boundaries {
+		if w := want[i]; b.From != w.From || b.To != w.To || b.Count != w.Count || b.CopyBytes != w.CopyBytes || math.Abs(b.Seconds-w.Seconds) > 1e-9*w.Seconds {
+			t.Errorf("boundary %+v, want %+v", b, w)
+		}
+	}
+	on := map[string]map[string]int{}
+	for _, f := range r.Fallbacks {
+		if on[f.Unit] == nil {
+			on[f.Unit] = map[string]int{}
+		}
+		on[f.Unit][f.Op] = f.Count
+	}
+	// Per block and pass: 7 matmuls (q, k, v, o, gate, up, down) and an
+	// attention; 14 blocks over 5 passes; the embedding once a pass.
+	if g := on["gpu"]; g["matmul"] != 7*14*5 || g["attention"] != 14*5 || g["embed"] != 5 {
+		t.Errorf("the gpu ran %v, want 490 matmuls, 70 attentions, 5 embeddings", g)
+	}
+	if c := on["cpu"]; len(c) != 1 || c["matmul"] != 5 {
+		t.Errorf("the cpu ran %v, want the output head alone, once a pass", c)
+	}
+	var gpuBusy float64
+	for _, u := range r.Units {
+		if u.Name == "gpu" {
+			gpuBusy = u.BusyS
+		}
+	}
+	if gpuBusy <= 0 {
+		t.Errorf("units %+v: the gpu's busy time is missing", r.Units)
+	}
+}
+
+// TestWholeModelOnTheGPUIsTheGPU: a split that places every block on the
+// GPU beside the NPU runs as the GPU does alone, within what timing its
+// operators as a roofline rather than tile by tile moves (prefill 2%,
+// decode 5%, energy 3%; 1.4%, 3.9% and 1.9% when written): the same
+// runtime's figures, its active power only while it works, the CPU's one
+// core while it dispatches.
+func TestWholeModelOnTheGPUIsTheGPU(t *testing.T) {
+	split, _ := threeWay(t, "gpu=0-27", Analytic)
+	alone := simulate(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-3b", prompt: 32, gen: 4, fidelity: Analytic, unit: "gpu"})
+	if len(split.Boundaries) != 0 {
+		t.Errorf("a model wholly on the GPU handed off: %+v", split.Boundaries)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want float64
+		tol       float64
+	}{
+		{"prefill s", split.Prefill.Seconds, alone.Prefill.Seconds, 0.02},
+		{"decode s", split.Decode.Seconds, alone.Decode.Seconds, 0.05},
+		{"energy J", split.Energy.TotalJ, alone.Energy.TotalJ, 0.03},
+	} {
+		t.Logf("%s: %.4g every block on the GPU beside the NPU, %.4g on the GPU alone", c.what, c.got, c.want)
+		if math.Abs(c.got-c.want) > c.tol*c.want {
+			t.Errorf("%s %.4g with every block on the GPU beside the NPU, %.4g on the GPU alone: want within %.0f%%", c.what, c.got, c.want, 100*c.tol)
+		}
+	}
+}
+
+// TestThreeWaySplitRefusals: the third unit must be a unit of the chip
+// other than its CPU and the run's, its blocks the model's and not the
+// CPU's too.
+func TestThreeWaySplitRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		on, cpu, unit, want string
+	}{
+		{"dsp=0-3", "", "", `unit "dsp" is not one of snapdragon-8-elite's: npu, gpu, cpu`},
+		{"cpu=0-3", "", "", "cpu is the CPU: its blocks are cpu-layers"},
+		{"gpu=0-28", "", "", "block 28 is not allowed: Llama 3.2 3B has 28 blocks, 0-27"},
+		{"gpu=0-7", "7-9", "", "block 7 is placed on the CPU too (cpu-layers 7-9)"},
+		{"gpu=0-7", "", "gpu", "gpu is the run's unit already"},
+	} {
+		cfg := configFor(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-3b", prompt: 8, gen: 1, fidelity: Analytic, unit: tc.unit})
+		cfg.LayersOn, _ = ParseUnitLayers(tc.on)
+		cfg.CPULayers, _ = ParseLayers(tc.cpu)
+		_, err := Run(context.Background(), cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "layers-on") {
+			t.Errorf("%s: error %v, want one about layers-on saying %q", tc.on, err, tc.want)
+		}
+	}
+}
+
+// TestPlacementFileSplitsOverThreeUnits: a placement file's layers_on
+// runs as the setting does, and a bad one names its line and field.
+func TestPlacementFileSplitsOverThreeUnits(t *testing.T) {
+	src, err := os.ReadFile("policies/stream-weights.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := DecodePolicy("split.yaml", append(src, []byte("layers_on: gpu=0-13\n")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFlag, _ := threeWay(t, "gpu=0-13", Analytic)
+	rt, _ := runtimes.Load("llama.cpp-hexagon")
+	cfg := configFor(t, opts{chip: "snapdragon-8-elite", model: "llama-3.2-3b", prompt: 32, gen: 4, fidelity: Analytic, runtime: rt})
+	cfg.Policy = p
+	byFile, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byFile.LayersOn != "gpu=0-13" || byFile.Decode.Seconds != byFlag.Decode.Seconds || !reflect.DeepEqual(byFile.Boundaries, byFlag.Boundaries) {
+		t.Errorf("the file's split ran as %q, decode %g s, %+v; the setting's %q, %g s, %+v",
+			byFile.LayersOn, byFile.Decode.Seconds, byFile.Boundaries, byFlag.LayersOn, byFlag.Decode.Seconds, byFlag.Boundaries)
+	}
+	if _, err := DecodePolicy("split.yaml", append(src, []byte("layers_on: gpu\n")...)); err == nil ||
+		!strings.Contains(err.Error(), "split.yaml:9") || !strings.Contains(err.Error(), "layers_on") {
+		t.Errorf("a split without blocks in the file: %v, want its line and field", err)
+	}
+}

@@ -18,7 +18,10 @@ const maxLayerIndex = 1 << 16
 
 // ParseLayers reads a layer set written as comma-separated indices and
 // inclusive ranges, as "0-13" or "0-3,20-27"; "" is the empty set.
-func ParseLayers(s string) (Layers, error) {
+func ParseLayers(s string) (Layers, error) { return parseLayers(s, "cpu-layers") }
+
+// parseLayers is ParseLayers with its errors naming field.
+func parseLayers(s, field string) (Layers, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
@@ -26,17 +29,17 @@ func ParseLayers(s string) (Layers, error) {
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := layerIndex(lo, part)
+		a, err := layerIndex(lo, part, field)
 		if err != nil {
 			return nil, err
 		}
 		b := a
 		if isRange {
-			if b, err = layerIndex(hi, part); err != nil {
+			if b, err = layerIndex(hi, part, field); err != nil {
 				return nil, err
 			}
 			if b < a {
-				return nil, spec.FieldErrorf("cpu-layers", "%q is not allowed: a range runs from the lower block to the higher, as 0-13", part)
+				return nil, spec.FieldErrorf(field, "%q is not allowed: a range runs from the lower block to the higher, as 0-13", part)
 			}
 		}
 		for i := a; i <= b; i++ {
@@ -48,10 +51,10 @@ func ParseLayers(s string) (Layers, error) {
 }
 
 // layerIndex reads one block index of part.
-func layerIndex(s, part string) (int, error) {
+func layerIndex(s, part, field string) (int, error) {
 	i, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || i < 0 || i > maxLayerIndex {
-		return 0, spec.FieldErrorf("cpu-layers", "%q is not allowed: give block indices from 0 and ranges of them, as 0-13 or 0-3,20-27", part)
+		return 0, spec.FieldErrorf(field, "%q is not allowed: give block indices from 0 and ranges of them, as 0-13 or 0-3,20-27", part)
 	}
 	return i, nil
 }
@@ -87,4 +90,37 @@ func (l Layers) mask(n int) []bool {
 		m[i] = true
 	}
 	return m
+}
+
+// UnitLayers are the blocks a layer split places on a unit other than the
+// run's and the CPU — a GPU beside an NPU — written "gpu=0-13".
+type UnitLayers struct {
+	Unit   string
+	Layers Layers
+}
+
+// ParseUnitLayers reads a unit's blocks written UNIT=RANGES, as
+// "gpu=0-13"; "" is none.
+func ParseUnitLayers(s string) (UnitLayers, error) {
+	if strings.TrimSpace(s) == "" {
+		return UnitLayers{}, nil
+	}
+	unit, ranges, ok := strings.Cut(s, "=")
+	unit = strings.TrimSpace(unit)
+	if !ok || unit == "" || strings.TrimSpace(ranges) == "" {
+		return UnitLayers{}, spec.FieldErrorf("layers-on", "%q is not allowed: give a unit and its blocks, as gpu=0-13", s)
+	}
+	l, err := parseLayers(ranges, "layers-on")
+	if err != nil {
+		return UnitLayers{}, err
+	}
+	return UnitLayers{Unit: unit, Layers: l}, nil
+}
+
+// String writes the split as ParseUnitLayers reads it; "" for none.
+func (u UnitLayers) String() string {
+	if len(u.Layers) == 0 {
+		return ""
+	}
+	return u.Unit + "=" + u.Layers.String()
 }

@@ -54,3 +54,30 @@ func FuzzParseLayers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseUnitLayers: a unit's blocks read back as they are written, and
+// a bad one is an error naming layers-on, never a panic.
+func FuzzParseUnitLayers(f *testing.F) {
+	for _, s := range []string{"gpu=0-13", "gpu=5", "", "gpu", "=0-3", "gpu=", "gpu=3-1", "a=b=c", "gpu = 0-3, 7"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := ParseUnitLayers(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "layers-on") {
+				t.Fatalf("%q: error %q does not name layers-on", s, err)
+			}
+			return
+		}
+		if len(u.Layers) == 0 {
+			if u.String() != "" {
+				t.Fatalf("%q read as no blocks, written %q", s, u.String())
+			}
+			return
+		}
+		back, err := ParseUnitLayers(u.String())
+		if err != nil || back.Unit != u.Unit || !slices.Equal(back.Layers, u.Layers) {
+			t.Fatalf("%q read as %+v, its String %q reads as %+v, %v", s, u, u.String(), back, err)
+		}
+	})
+}

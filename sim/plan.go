@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -17,11 +18,13 @@ import (
 
 // opPlan is one operator of a pass, planned.
 type opPlan struct {
-	fallback bool // the unit does not run it: the CPU does (handoff.go)
-	// handIn and handOut mark a CPU operator that opens a segment of them
-	// (the unit hands it its input) or closes one (it hands its output
-	// back).
+	fallback bool     // the unit does not run it: another does (handoff.go)
+	on       *hw.Unit // the unit that runs it, when the run's does not
+	// handIn and handOut mark an operator off the unit that opens a
+	// segment (the unit before, from, hands it its input; nil: the run's
+	// unit) or closes one (it hands its output back).
 	handIn, handOut bool
+	from            *hw.Unit
 	spans           []span  // what it streams, whole (a tile takes its share of each)
 	resident        float64 // bytes it reads from SRAM-resident tensors
 	streamed        float64 // the spans' bytes
@@ -47,8 +50,8 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	clock := e.clockOf(e.unit) // the unit's clock holds through a pass's plan
 	for i := range ops {
 		op := &ops[i]
-		if e.onHost(op) {
-			plans = append(plans, opPlan{fallback: true, tiles: 1})
+		if u := e.offUnit(op); u != nil {
+			plans = append(plans, opPlan{fallback: true, on: u, tiles: 1})
 			extents = append(extents, extent{len(spans), len(spans)})
 			continue
 		}

@@ -27,8 +27,12 @@ type Policy struct {
 	// CPULayers places blocks on the CPU beside the unit, as the
 	// cpu-layers setting does (ranges, "0-13"), which overrides it.
 	CPULayers string `yaml:"cpu_layers,omitempty"`
+	// LayersOn places blocks on a third unit, beside the unit and the
+	// CPU, as the layers-on setting does ("gpu=0-13"), which overrides it.
+	LayersOn string `yaml:"layers_on,omitempty"`
 
-	cpuLayers Layers // CPULayers, read
+	cpuLayers Layers     // CPULayers, read
+	layersOn  UnitLayers // LayersOn, read
 }
 
 // Homes of a tensor class.
@@ -85,12 +89,10 @@ func DecodePolicy(file string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	if p.cpuLayers, err = ParseLayers(p.CPULayers); err != nil {
-		var se *spec.Error
-		msg := err.Error()
-		if errors.As(err, &se) {
-			msg = se.Msg
-		}
-		return nil, doc.Errorf("cpu_layers", "%s", msg)
+		return nil, doc.Errorf("cpu_layers", "%s", message(err))
+	}
+	if p.layersOn, err = ParseUnitLayers(p.LayersOn); err != nil {
+		return nil, doc.Errorf("layers_on", "%s", message(err))
 	}
 	// Activations live in the streaming part of the SRAM (and spill
 	// through the L3 past half of it), so their home sram needs no share.
@@ -187,4 +189,14 @@ func weightClass(op *workloads.Op) class {
 		return classFFN
 	}
 	return classWeights
+}
+
+// message is an error's text without the field a *spec.Error names, for
+// an error that a file's own field reports again.
+func message(err error) string {
+	var se *spec.Error
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
 }

@@ -85,6 +85,11 @@ type Result struct {
 	// operators at beside the unit; "" when none applied (the chip's own
 	// figures) or the CPU ran none.
 	CPURuntime string `json:"cpu_runtime,omitempty"`
+	// LayersOn are the blocks a third unit ran (Config.LayersOn), as
+	// "gpu=0-13", and LayersOnRuntime the runtime whose figures it ran
+	// them at.
+	LayersOn        string `json:"layers_on,omitempty"`
+	LayersOnRuntime string `json:"layers_on_runtime,omitempty"`
 	// Units are the profiler counters of each unit that did work.
 	Units []UnitCounters `json:"units"`
 	// Health flags the matrix unit's counters against the usual thresholds.

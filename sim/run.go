@@ -245,16 +245,19 @@ func newResult(c *Config, unit string, dt dtype.Dtype) *Result {
 	if c.Scenario != nil {
 		scenario = c.Scenario.Name
 	}
-	cpuRuntime := ""
+	cpuRuntime, sideRuntime := "", ""
 	if c.cpuRuntime != nil {
 		cpuRuntime = c.cpuRuntime.ID
+	}
+	if c.sideRuntime != nil {
+		sideRuntime = c.sideRuntime.ID
 	}
 	compiled := 0
 	if b := c.runBatch(); b != c.Batch {
 		compiled = b
 	}
 	return &Result{
-		CPURuntime: cpuRuntime, CompiledBatch: compiled, KVBlock: c.kvBlock(),
+		CPURuntime: cpuRuntime, LayersOn: c.LayersOn.String(), LayersOnRuntime: sideRuntime, CompiledBatch: compiled, KVBlock: c.kvBlock(),
 		SoC: c.Chip.ID, Model: c.Model.ID, Quant: c.Quant.String(), Runtime: runtimeID(c.Runtime), RuntimeBasis: runtimeBasis(c.Runtime), RuntimeMeasured: c.Runtime != nil && c.Runtime.Measured(), Threads: c.Threads, KVDtype: c.KV.String(), Scenario: scenario,
 		Unit: unit, Policy: c.Policy.Name, Fidelity: string(c.Fidelity), Prompt: c.Prompt, Depth: c.Depth, Gen: c.Gen, Batch: c.Batch, CPULayers: c.CPULayers.String(),
 		Compute:    Compute{Dtype: string(dt)},
@@ -368,11 +371,7 @@ func (e *engine) finish(r *Result, total float64) {
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
 			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
-	var host string
-	if e.host != nil {
-		host = e.host.Name
-	}
-	r.Fallbacks, r.Boundaries = st.offUnit.results(host)
+	r.Fallbacks, r.Boundaries = st.offUnit.results()
 	if len(r.Boundaries) == 0 {
 		r.Boundaries = nil
 	}
@@ -381,14 +380,23 @@ func (e *engine) finish(r *Result, total float64) {
 		MACUtil: r.Compute.MACUtil, StallMem: r.Compute.StallMem, StallIssue: r.Compute.StallIssue, StallFallback: r.Compute.StallFallback,
 	}}
 	if e.host != nil && e.host != e.unit {
-		var cpuOps float64
+		// The CPU drives the hand-offs; each unit off the run's is busy
+		// for its operators.
+		var cpuOps, sideOps float64
 		for _, fb := range r.Fallbacks {
-			cpuOps += fb.Seconds
+			if fb.Unit == e.host.Name {
+				cpuOps += fb.Seconds
+			} else {
+				sideOps += fb.Seconds
+			}
 		}
 		for _, b := range r.Boundaries {
 			cpuOps += b.Seconds
 		}
 		r.Units = append(r.Units, UnitCounters{Name: e.host.Name, Kind: e.host.Kind, BusyS: st.host + cpuOps})
+		if e.side != nil {
+			r.Units = append(r.Units, UnitCounters{Name: e.side.Name, Kind: e.side.Kind, BusyS: sideOps})
+		}
 	}
 	r.Health = health(r.Compute)
 	e.fillEnergy(r, total)
@@ -471,7 +479,17 @@ func resolve(cfg *Config) (Choice, error) {
 	// The CPU that runs part of the model beside the unit (a layer split,
 	// operators the unit lacks) runs it at what a CPU runtime reaches
 	// there, where one reads the model's formats.
-	if host := hostCPU(cfg.Chip); host != nil && host.Name != choice.Unit.Name && (len(cfg.CPULayers) > 0 || len(choice.Unit.Ops) > 0 || choice.Runtime != nil && len(choice.Runtime.CPUOps) > 0) {
+	// A third unit of a split runs its blocks at what the runtime a user
+	// of that unit would run reaches there; the operators that unit or
+	// runtime leaves go to the CPU.
+	side := cfg.Chip.Unit(cfg.LayersOn.Unit)
+	if side != nil && side.Name != choice.Unit.Name {
+		if p := runtimes.Default(side.Kind, cfg.Chip.Vendor, formatNames(cfg)); p != nil {
+			cfg.Chip = withRuntime(cfg.Chip, Choice{Unit: side, Runtime: p}, cfg.Threads)
+			cfg.sideRuntime = p
+		}
+	}
+	if host := hostCPU(cfg.Chip); host != nil && host.Name != choice.Unit.Name && (len(cfg.CPULayers) > 0 || side != nil || len(choice.Unit.Ops) > 0 || choice.Runtime != nil && len(choice.Runtime.CPUOps) > 0) {
 		if p := runtimes.Default(hw.CPU, cfg.Chip.Vendor, formatNames(cfg)); p != nil {
 			cfg.Chip = withRuntime(cfg.Chip, Choice{Unit: host, Runtime: p}, cfg.Threads)
 			cfg.cpuRuntime = p

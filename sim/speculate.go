@@ -166,7 +166,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 		c := *e.cfg
 		c.Model, c.Draft, c.Trace, c.Series, c.Scenario = m, nil, nil, nil, nil
 		if m != e.cfg.Model {
-			c.CPULayers = nil // the split names the model's blocks; the draft runs on the unit
+			c.CPULayers, c.LayersOn = nil, UnitLayers{} // the split names the model's blocks; the draft runs on the unit
 		}
 		s, err := newEngine(&c, e.pol, e.unit, e.dt)
 		if err != nil {

@@ -156,7 +156,7 @@ func (s *stream) next() {
 		s.busy = true
 		if t.fallback {
 			s.opStart = e.now()
-			e.runOnHost(op, &s.plans[t.op], s.finish)
+			e.runOff(op, &s.plans[t.op], s.finish)
 			return
 		}
 		d := e.dispatched(op)

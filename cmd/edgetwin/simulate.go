@@ -23,7 +23,7 @@ type runFlags struct {
 	soc, model, quant, kv, unit string
 	policy, runtime             string
 	threads                     int
-	cpuLayers                   string
+	cpuLayers, layersOn         string
 	draft                       string
 	draftLen                    int
 	draftAccept                 float64
@@ -48,6 +48,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.runtime, "runtime", "", "software stack that runs the model: "+strings.Join(runtimes.IDs(), ", ")+", or a runtime YAML file (default: the one a user of the chip runs for the model's format)")
 	fl.IntVar(&f.threads, "threads", 0, "CPU threads the runtime uses (default: the runtime's, else every core)")
 	fl.StringVar(&f.cpuLayers, "cpu-layers", "", "layer split: the blocks the CPU runs instead of the unit, as 0-13 or 0-3,20-27 (the embedding goes with block 0, the output head with the last block; default: none)")
+	fl.StringVar(&f.layersOn, "layers-on", "", "layer split over a third unit: the blocks another accelerator runs beside the unit and the CPU, as gpu=0-13 (at the runtime a user of that unit would run; default: none)")
 	fl.StringVar(&f.draft, "draft", "", "speculative decoding: the draft model (catalog id, model YAML or config.json) that proposes tokens for --model to verify (default: none)")
 	fl.IntVar(&f.draftLen, "draft-len", 0, "with --draft: tokens drafted per cycle (default 4, assumed)")
 	fl.Float64Var(&f.draftAccept, "draft-accept", -1, "with --draft: the chance, 0..1, that the model accepts a drafted token given it accepted the ones before (default 0.6, assumed)")
@@ -173,6 +174,10 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, flagErr("--cpu-layers", err)
 	}
+	layersOn, err := sim.ParseUnitLayers(f.layersOn)
+	if err != nil {
+		return sim.Config{}, flagErr("--layers-on", err)
+	}
 	draft, err := f.draftConfig()
 	if err != nil {
 		return sim.Config{}, err
@@ -186,7 +191,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	cfg := sim.Config{
 		Draft: draft, Schedule: sched,
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
-		Runtime: rt, Threads: f.threads, CPULayers: cpuLayers,
+		Runtime: rt, Threads: f.threads, CPULayers: cpuLayers, LayersOn: layersOn,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}
 	// The chip as its runtime runs it, so that every reader of the config
