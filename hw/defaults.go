@@ -27,6 +27,7 @@ var Defaults = []Default{
 	{"memory.dram.levels", "[50%, 75%, 100%]", "LPDDR5 controllers switch among a few data rates; the governor may drop to half"},
 	{"memory.dram.static_power", "0.1 W", "LPDDR5 standby and refresh of 8–16 GB, a few tens of mW per die"},
 	{"memory.dram.self_refresh_power", "15 mW", "LPDDR5 self-refresh of 8–16 GB: a few mW per die (JESD209-5 IDD6 is about a tenth of active standby)"},
+	{"memory.page_fault", "1 us", "a minor page fault on a phone or board Linux kernel — the trap, the page allocation, the page-table update — costs on the order of a microsecond on an Arm big core (the zeroing of the page is charged apart, as DRAM writes)"},
 	{"idle.gate_delay", "5 ms", "runtime power management gates an idle block after milliseconds (Linux autosuspend and cpuidle target residencies are 1–10 ms)"},
 	{"idle.gated_leakage", "5%", "a power-gated block keeps its retention flops and always-on rails, a few per cent of its leakage"},
 	{"idle.floor", "30 mW", "the always-on domain of a phone SoC (PMIC, always-on processor, 32 kHz and sensor hub): tens of mW, the floor of a phone's screen-off idle"},

@@ -54,7 +54,15 @@ type Memory struct {
 	// Swap is where memory past the app's budget goes: compressed RAM
 	// (zram, iOS's compressor), a swap file on storage, or nowhere.
 	Swap Swap `yaml:"swap,omitempty"`
+	// PageFault is what the operating system takes to give an app a
+	// fresh 4 KiB page at its first touch (the fault, the allocation and
+	// the mapping; the zeroing is charged apart, as DRAM writes): what a
+	// buffer allocated on demand costs before it is used.
+	PageFault units.Seconds `yaml:"page_fault,omitempty"`
 }
+
+// PageBytes is the page the operating system maps memory in.
+const PageBytes = 4096
 
 // Swap is the operating system's answer to an app past its budget.
 type Swap struct {

@@ -148,7 +148,11 @@ func (v *server) prefill(e *engine, batch []*request, tokens int) {
 	c := e.cfg
 	e.stepSeqs, e.stepTokens = len(batch), len(batch)
 	work := workloads.Work{Phase: workloads.Prefill, Tokens: tokens, Batch: e.stepBatch(), Seed: c.Seed + uint64(batch[0].id)}
-	start, before := e.clock, e.st.counters
+	start := e.clock
+	if c.Scenario.Allocation == workloads.OnDemand {
+		e.allocate(len(batch))
+	}
+	before := e.st.counters
 	t := e.prefill(v.s.pass, requestName("prefill", batch[0].id, *c), work)
 	sample := e.sample()
 	e.advance(workloads.Prefill, workloads.Prefill.String(), e.st.counters.minus(before), t+sample)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -133,6 +134,20 @@ func (e *engine) compact(positions int) float64 {
 	return seconds
 }
 
+// allocate gives seqs fresh contexts their KV cache on demand: every page
+// of the cache the runtime allocates for a sequence faulted in and zeroed
+// by the CPU, before the prefill can use it. It returns its time.
+func (e *engine) allocate(seqs int) float64 {
+	c := e.cfg
+	bytes := c.Model.KVBytes(c.KV, c.allocated()) * float64(seqs)
+	pages := math.Ceil(bytes / hw.PageBytes)
+	seconds := pages*float64(c.Chip.Memory.PageFault) + bytes/e.hostDRAM()
+	e.stageUnit = e.host
+	e.advance(workloads.Prefill, "allocate", counters{stage: seconds, dramBytes: bytes}, seconds)
+	e.stageUnit = nil
+	return seconds
+}
+
 // contextLimit is where a scenario's context stops growing.
 func (e *engine) contextLimit() int {
 	if sc := e.cfg.Scenario; sc != nil && sc.ContextLimit > 0 {
@@ -153,6 +168,9 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	}
 	if ts.cold {
 		stage("load", e.coldLoad())
+	}
+	if c.Scenario != nil && c.Scenario.Allocation == workloads.OnDemand && ts.base == 0 {
+		stage("allocate", e.allocate(c.Batch))
 	}
 	if ts.compressed {
 		stage("compress", e.compact(ts.base))

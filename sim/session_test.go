@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/spec"
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -253,4 +254,58 @@ func stageSeconds(t Turn, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// TestOnDemandAllocationFaultsItsPages: a fresh context whose KV cache is
+// allocated on demand pays, before its prefill, a page fault for every
+// 4 KiB page of the cache and the page's zeroing through DRAM — with
+// Genie's 4096 preallocated positions of Llama 3.2 1B, 128 MiB: 32,768
+// faults — and a chat pays it once, for its first turn; from a pool, no
+// turn pays it.
+func TestOnDemandAllocationFaultsItsPages(t *testing.T) {
+	rt, err := runtimes.Load("genie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(allocation string) (*Result, Config) {
+		cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-1b", quant: "W4A16", runtime: rt, fidelity: Analytic})
+		sc := chat(workloads.Truncate)
+		sc.Allocation = allocation
+		cfg.Scenario = sc
+		if err := Resolve(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, cfg
+	}
+	pooled, _ := run(workloads.Pool)
+	onDemand, cfg := run(workloads.OnDemand)
+	bytes := cfg.Model.KVBytesPerToken(cfg.KV) * 4096
+	if bytes != 128<<20 {
+		t.Fatalf("the preallocated cache is %g bytes, want 128 MiB", bytes)
+	}
+	d := cfg.Chip.Memory.DRAM
+	rate := float64(d.Bandwidth) * float64(d.SeqEfficiency)
+	if draw := cfg.Chip.Unit("cpu").DRAMDraw(); draw > 0 && draw < rate {
+		rate = draw
+	}
+	want := 32768*float64(cfg.Chip.Memory.PageFault) + bytes/rate
+	for i, turn := range onDemand.Turns {
+		got := stageSeconds(turn, "allocate")
+		if i == 0 && math.Abs(got/want-1) > 1e-12 {
+			t.Errorf("the first turn allocated in %.6g s, want %.6g s", got, want)
+		}
+		if i > 0 && got != 0 {
+			t.Errorf("turn %d allocated again (%.6g s) in a context it keeps", turn.Turn, got)
+		}
+		if stageSeconds(pooled.Turns[i], "allocate") != 0 {
+			t.Errorf("turn %d allocated from a pool", turn.Turn)
+		}
+	}
+	if d := onDemand.Turns[0].TTFTS - pooled.Turns[0].TTFTS; math.Abs(d-want) > 1e-6*want {
+		t.Errorf("the first token came %.6g s later on demand, want the allocation's %.6g s", d, want)
+	}
 }

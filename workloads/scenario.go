@@ -53,6 +53,12 @@ const (
 	Summarize = "summarize"
 )
 
+// How an app holds the KV cache of a fresh context.
+const (
+	Pool     = "pool"      // allocated once, reused by every request
+	OnDemand = "on_demand" // allocated for each fresh context
+)
+
 // When a pipeline stage runs.
 const (
 	StageInput  = "input"  // before the prefill, on the user's message
@@ -103,6 +109,12 @@ type Scenario struct {
 	// ColdStart makes the first request load the model: its weights read
 	// from storage and the unit's runtime initialised.
 	ColdStart bool `yaml:"cold_start,omitempty"`
+	// Allocation is how the app holds the KV cache a fresh context needs:
+	// pool (the default: allocated once, at load, and reused) or on_demand
+	// (allocated for each fresh context — a new llama.cpp context a
+	// request, an NPU runtime's tensors an inference — each page faulted
+	// in and zeroed before the prefill).
+	Allocation string `yaml:"allocation,omitempty" spec:"oneof=pool|on_demand"`
 	// Screen keeps the device's display on for the whole session (the
 	// user reads the answers): it draws the chip's idle.display and heats
 	// the skin, and its energy is a line of its own.
@@ -216,6 +228,9 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 	}
 	if s.OnFull == "" && s.Kind != Serve {
 		s.OnFull = Truncate
+	}
+	if s.Allocation == "" {
+		s.Allocation = Pool
 	}
 	if err := s.checkOnFull(doc); err != nil {
 		return nil, err
