@@ -119,6 +119,7 @@ type engine struct {
 	planSpans   []span
 	planExtents []extent
 	spillSeen   []float64    // the pass's spills so far, for the spill bypass (spillScan)
+	loadSpare   []*tileLoad  // tile loads done with, for reuse (tile.go)
 	exec        executor     // runs each pass's plan: events or arithmetic, by fidelity
 	bufs        *passBuffers // where the buffers above came from and go back to (buffers.go)
 }

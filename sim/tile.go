@@ -22,6 +22,7 @@ func (v events) run(ops []workloads.Op, plans []opPlan) float64 {
 	e := v.e
 	start := e.sim.Now()
 	s := &stream{e: e, ops: ops, plans: plans, idleSince: start, tiles: e.tileBuf[:0]}
+	s.finishFn, s.dispatchedFn = s.finish, s.dispatchDone
 	e.spanBuf = e.spanBuf[:0]
 	s.issue()
 	s.next()
@@ -59,6 +60,19 @@ type stream struct {
 	idleSince  des.Time
 	opStart    float64                    // run time the current operator began, for the trace
 	recent     [2*leapPeriods + 1]tileEnd // the last tiles' ends, tile k at k mod its length
+	// finishFn and dispatchedFn are s.finish and s.dispatchDone, bound
+	// once so that scheduling them allocates nothing per tile.
+	finishFn, dispatchedFn func()
+}
+
+// tileLoad is the load of one tile in flight: its descriptors not yet
+// arrived. Loads are reused, their callback bound once, so a pass
+// allocates none per tile.
+type tileLoad struct {
+	s         *stream
+	tile      int // the tile's index in s.tiles
+	pending   int // descriptors not yet arrived, and the release after they are queued
+	arrivedFn func()
 }
 
 // tileEnd is the state of the stream as a tile finishes.
@@ -132,10 +146,7 @@ func (s *stream) issue() {
 		if s.tiles[j].buffers() {
 			s.buffered++
 		}
-		s.e.load(&s.tiles[j].tile, func() {
-			s.tiles[j].loaded = true
-			s.next()
-		})
+		s.e.load(&s.tiles[j].tile, s.e.newLoad(s, j))
 	}
 }
 
@@ -156,7 +167,7 @@ func (s *stream) next() {
 		s.busy = true
 		if t.fallback {
 			s.opStart = e.now()
-			e.runOnHost(op, &s.plans[t.op], s.finish)
+			e.runOnHost(op, &s.plans[t.op], s.finishFn)
 			return
 		}
 		d := e.dispatched(op)
@@ -164,11 +175,7 @@ func (s *stream) next() {
 		if e.trace != nil {
 			e.trace.span(e.unit.Name, "dispatch", "dispatch", s.opStart, s.opStart+d, nil)
 		}
-		e.sim.After(des.Seconds(d), func() {
-			s.busy = false
-			s.idleSince = e.sim.Now()
-			s.next()
-		})
+		e.sim.After(des.Seconds(d), s.dispatchedFn)
 		return
 	}
 	if !t.loaded {
@@ -181,7 +188,14 @@ func (s *stream) next() {
 		start := e.now()
 		e.trace.span(e.unit.Name, "tile", "compute", start, start+t.compute, nil)
 	}
-	e.sim.After(des.Seconds(t.compute), s.finish)
+	e.sim.After(des.Seconds(t.compute), s.finishFn)
+}
+
+// dispatchDone frees the unit once an operator's dispatch is paid.
+func (s *stream) dispatchDone() {
+	s.busy = false
+	s.idleSince = s.e.sim.Now()
+	s.next()
 }
 
 // finish ends the current tile and moves on.
@@ -315,14 +329,8 @@ func (e *engine) skippable(t *streamTile) bool {
 // load moves a tile's bytes into SRAM: each span is one DMA descriptor on
 // a channel; its L3 hits come over the L3 link and its misses and writes
 // over the DRAM link, as fluid transfers.
-func (e *engine) load(t *tile, done func()) {
-	pending := 1 // released after every descriptor is queued
-	finish := func() {
-		pending--
-		if pending == 0 {
-			done()
-		}
-	}
+func (e *engine) load(t *tile, l *tileLoad) {
+	l.pending = 1 // released after every descriptor is queued
 	for _, s := range t.spans {
 		hit := e.access(s)
 		miss := s.bytes - hit
@@ -331,8 +339,35 @@ func (e *engine) load(t *tile, done func()) {
 		if s.bytes == 0 {
 			continue
 		}
-		pending++
-		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, finish)
+		l.pending++
+		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, l.arrivedFn)
 	}
-	e.sim.After(0, finish)
+	e.sim.After(0, l.arrivedFn)
+}
+
+// newLoad is a load of tile j of stream s, a spare one if there is one.
+func (e *engine) newLoad(s *stream, j int) *tileLoad {
+	var l *tileLoad
+	if n := len(e.loadSpare); n > 0 {
+		l, e.loadSpare = e.loadSpare[n-1], e.loadSpare[:n-1]
+	} else {
+		l = &tileLoad{}
+		l.arrivedFn = l.arrived
+	}
+	l.s, l.tile = s, j
+	return l
+}
+
+// arrived counts one of the load's descriptors (or its release) in; after
+// the last the tile is loaded, the load is spare again and the unit moves
+// on.
+func (l *tileLoad) arrived() {
+	if l.pending--; l.pending > 0 {
+		return
+	}
+	s, j := l.s, l.tile
+	l.s = nil
+	s.e.loadSpare = append(s.e.loadSpare, l)
+	s.tiles[j].loaded = true
+	s.next()
 }
