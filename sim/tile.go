@@ -321,24 +321,27 @@ func (s *stream) leap() {
 		if d := period - (b.at - a.at); period <= 0 || d < -1 || d > 1 {
 			continue
 		}
-		step := c.c.minus(b.c)
-		if step.near(b.c.minus(a.c)) && s.skip(t.op, p, period, step) {
-			*r = [len(r)]tileEnd{}
+		// Whether there are tiles to skip is cheaper to ask than
+		// whether the counters repeat.
+		if tiles := s.leapable(t.op, p); tiles > 0 {
+			if step := c.c.minus(b.c); step.near(b.c.minus(a.c)) {
+				s.skip(tiles, p, period, step)
+				*r = [len(r)]tileEnd{}
+			}
 		}
 		return
 	}
 }
 
-// skip leaps over whole periods of p tiles of operator op not yet issued,
-// each taking period and adding step to the counters, and reports whether
-// it did.
-func (s *stream) skip(op, p int, period des.Time, step counters) bool {
+// leapable is how many tiles of operator op not yet issued a leap over
+// whole periods of p tiles skips: 0 when it may not leap.
+func (s *stream) leapable(op, p int) int {
 	e := s.e
 	// The tiles the period was measured on and those in flight must be of
 	// the kind skipped: a spill's scan follows tiles that look up.
 	for j := s.computed - 2*p; j < s.issued; j++ {
 		if !e.skippable(&s.tiles[j]) {
-			return false
+			return 0
 		}
 	}
 	end := s.issued // the operator's tiles cut, not yet issued, that may be skipped: [s.issued, end)
@@ -351,10 +354,17 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 	}
 	periods := (end - s.issued + uncut - leapKeep) / p
 	if periods*p < leapMin {
-		return false
+		return 0
 	}
-	n := periods * p
-	cut := min(n, end-s.issued) // of which cut already
+	return periods * p
+}
+
+// skip leaps over the next n tiles (leapable's), whole periods of p
+// tiles each taking period and adding step to the counters.
+func (s *stream) skip(n, p int, period des.Time, step counters) {
+	e := s.e
+	periods := n / p
+	cut := min(n, len(s.tiles)-s.issued) // of which cut already (leapable counted those first)
 	// The skipped tiles' writes still allocate in the L3, and their misses
 	// are their own, not the period's: the L3 they meet has moved on.
 	e.st.counters.add(step, float64(periods))
@@ -377,7 +387,6 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 	e.sim.Skip(d)
 	s.idleSince += d
 	s.tiles = slices.Delete(s.tiles, s.issued, s.issued+cut)
-	return true
 }
 
 // skipWrites runs a skipped tile's spans that look up (its writes)
