@@ -75,7 +75,7 @@ type stream struct {
 type tileLoad struct {
 	s         *stream
 	tile      int // the tile's index in s.tiles
-	pending   int // descriptors not yet arrived, and the release after they are queued
+	pending   int // descriptors not yet arrived (or 1 for a tile with none: see load)
 	arrivedFn func()
 }
 
@@ -427,8 +427,13 @@ func (e *engine) skippable(t *streamTile) bool {
 // load moves a tile's bytes into SRAM: each span is one DMA descriptor on
 // a channel; its L3 hits come over the L3 link and its misses and writes
 // over the DRAM link, as fluid transfers.
+//
+// A tile with nothing to stream is loaded once the events already due
+// now have run. Else it is loaded when its last descriptor arrives: never
+// before the events due now (a descriptor's set-up and transfers are
+// events of their own), so it needs no event of its own.
 func (e *engine) load(t *tile, l *tileLoad) {
-	l.pending = 1 // released after every descriptor is queued
+	l.pending = 0
 	for _, s := range t.spans {
 		hit := e.access(s)
 		miss := s.bytes - hit
@@ -440,7 +445,10 @@ func (e *engine) load(t *tile, l *tileLoad) {
 		l.pending++
 		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, l.arrivedFn)
 	}
-	e.sim.After(0, l.arrivedFn)
+	if l.pending == 0 {
+		l.pending = 1
+		e.sim.After(0, l.arrivedFn)
+	}
 }
 
 // newLoad is a load of tile j of stream s, a spare one if there is one.
