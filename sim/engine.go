@@ -109,6 +109,7 @@ type engine struct {
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
 	replaying  bool                        // the current pass takes its hits from recording
+	firstDone  bool                        // a pass has run: the L3 is no longer the empty one (FirstPrefills)
 
 	// Buffers the passes reuse, so a pass allocates little.
 	opBuf       []workloads.Op // the pass's operators (lower)
