@@ -43,6 +43,10 @@ type Request struct {
 	// Series, when set, receives the time series of the first candidate's
 	// run (a review draws it); the other runs keep none.
 	Series sim.SeriesSink
+	// Prefills, when set, shares the runs' first prefills with runs
+	// outside the advice (a review's own); nil: the advice's runs share
+	// theirs among themselves.
+	Prefills *sim.FirstPrefills
 }
 
 // DefaultObjective is what a request without an objective maximises.
@@ -219,13 +223,21 @@ func (j *job) run(ctx context.Context) error {
 func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 	n := len(p.cfgs)
 	jobs := make([]job, 0, 2*n)
+	// The reruns change one figure of a chip: most leave its first
+	// prefill's L3 lookups as the baseline's, which they share.
+	prefills := p.req.Prefills
+	if prefills == nil {
+		prefills = new(sim.FirstPrefills)
+	}
 	for i, c := range p.cfgs {
 		if i == 0 {
 			c.Series = p.req.Series
 		}
+		c.Prefills = prefills
 		jobs = append(jobs, job{cfg: c})
 	}
 	for _, c := range p.whatIfCfgs {
+		c.Prefills = prefills
 		jobs = append(jobs, job{cfg: c})
 	}
 	if err := p.runAll(ctx, jobs); err != nil {
@@ -252,6 +264,7 @@ func (p *Plan) Run(ctx context.Context) (*Advice, error) {
 				continue
 			}
 			cfg.Unit = j.res.Unit // the same unit, so that a faster peak elsewhere does not move the work
+			cfg.Prefills = prefills
 			owners = append(owners, sensOwner{chip: i, param: prm, job: len(sens)})
 			sens = append(sens, job{cfg: cfg})
 		}

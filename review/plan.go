@@ -32,6 +32,9 @@ type Plan struct {
 	// time, as the thermal figure draws it (nil without a scenario).
 	overTime *reports.SeriesPlot
 	jobs     []job
+	// prefills are shared by every run of the review, the advice's too:
+	// the same chip and model's first prefill recurs (sim.FirstPrefills).
+	prefills *sim.FirstPrefills
 	// figures keep their own runs (see figures).
 	state map[string]any
 }
@@ -52,7 +55,7 @@ type outcome struct {
 // requirements and objective, and lists the runs. Every error it returns
 // is the review file's, located in it (hw/spec's error).
 func Prepare(f *File) (*Plan, error) {
-	p := &Plan{file: f, state: map[string]any{}}
+	p := &Plan{file: f, state: map[string]any{}, prefills: new(sim.FirstPrefills)}
 	for _, m := range f.Models {
 		r := run{model: m.Model, quant: m.Quant, kv: m.KVDtype, fidelity: f.Fidelity, prompt: f.Prompt, gen: f.Gen, batch: f.Batch, seed: f.Seed, sets: slices.Clone(f.Sets)}
 		p.single = append(p.single, r)
@@ -78,7 +81,7 @@ func Prepare(f *File) (*Plan, error) {
 		}
 	}
 	for j, r := range p.advised {
-		req := advisor.Request{Candidates: f.Chips, Load: r.loader(), Workers: 1, Objective: f.Objective, Maximize: f.Maximize}
+		req := advisor.Request{Candidates: f.Chips, Load: r.loader(), Workers: 1, Objective: f.Objective, Maximize: f.Maximize, Prefills: p.prefills}
 		if j == 0 {
 			// The requirements, one by one, so an error names its line.
 			plain := req
@@ -160,7 +163,7 @@ func (p *Plan) simulate(r run, i int, dst *outcome) {
 		if err != nil {
 			return p.file.Errorf(fmt.Sprintf("chips.%d", i), err)
 		}
-		cfg.Series = dst.series
+		cfg.Series, cfg.Prefills = dst.series, p.prefills
 		res, err := sim.Run(ctx, cfg)
 		if err != nil && !sweep.IsPointError(err) {
 			return fmt.Errorf("%s on %s: %w", cfg.Model.ID, chip, err)

@@ -178,6 +178,10 @@ type Config struct {
 	// Series, when set, receives the run's time series, point by point
 	// as the run produces them; the run keeps none of it.
 	Series SeriesSink
+	// Prefills, when set, shares the L3 outcome of the first prefill with
+	// the other runs given the same (see FirstPrefills); the results are
+	// those of runs without it.
+	Prefills *FirstPrefills
 	// Scenario, when set, runs a session instead of one prompt: Prompt and
 	// Gen become each request's, and Duration (or the scenario's) bounds it.
 	Scenario *workloads.Scenario

@@ -16,7 +16,8 @@ type dmaQueue struct {
 	dram, l3 inOrder
 	free     []int // idle channels, lowest first
 	setup    des.Time
-	waiting  []*descriptor
+	waiting  []*descriptor // waiting[head:] wait for a channel, in order
+	head     int
 	spare    []*descriptor // finished descriptors, for reuse
 	// trace, when the run records a timeline, receives each descriptor's
 	// channel, start time and bytes as it completes; now reads the clock.
@@ -115,15 +116,25 @@ func (q *dmaQueue) submit(bytes, dram, l3 float64, done func()) {
 		d.runFn, d.part = d.run, d.transferred
 	}
 	d.bytes, d.dram, d.l3, d.done = bytes, dram, l3, done
+	if q.head > 0 && len(q.waiting) == cap(q.waiting) {
+		// Full, with room at the front: move the waiting there.
+		n := copy(q.waiting, q.waiting[q.head:])
+		clear(q.waiting[n:])
+		q.waiting, q.head = q.waiting[:n], 0
+	}
 	q.waiting = append(q.waiting, d)
 	q.start()
 }
 
 func (q *dmaQueue) start() {
-	for len(q.free) > 0 && len(q.waiting) > 0 {
-		d := q.waiting[0]
-		q.waiting[0] = nil
-		q.waiting = q.waiting[1:]
+	for len(q.free) > 0 && q.head < len(q.waiting) {
+		d := q.waiting[q.head]
+		q.waiting[q.head] = nil
+		if q.head++; q.head == len(q.waiting) {
+			// Drained: start again at the front, so a busy queue
+			// allocates nothing.
+			q.waiting, q.head = q.waiting[:0], 0
+		}
 		d.ch = q.free[len(q.free)-1]
 		q.free = q.free[:len(q.free)-1]
 		if q.trace != nil {

@@ -118,6 +118,7 @@ type engine struct {
 	recordings map[recordingKey]*recording // prefills' L3 outcomes (replay.go)
 	recording  *recording                  // the current pass's, if any
 	replaying  bool                        // the current pass takes its hits from recording
+	firstDone  bool                        // a pass has run: the L3 is no longer the empty one (FirstPrefills)
 
 	// Buffers the passes reuse, so a pass allocates little.
 	opBuf       []workloads.Op // the pass's operators (lower)
@@ -128,6 +129,7 @@ type engine struct {
 	planSpans   []span
 	planExtents []extent
 	spillSeen   []float64    // the pass's spills so far, for the spill bypass (spillScan)
+	loadSpare   []*tileLoad  // tile loads done with, for reuse (tile.go)
 	exec        executor     // runs each pass's plan: events or arithmetic, by fidelity
 	bufs        *passBuffers // where the buffers above came from and go back to (buffers.go)
 }

@@ -133,14 +133,21 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	dram, l3, start := e.st.dramBytes, e.st.l3HitBytes, e.now()
 	e.startReplay(w)
 	ops := e.lower(w)
-	t := e.exec.run(ops, e.plan(ops))
+	plans := e.plan(ops)
+	shared := e.shareFirst(plans)
+	t := e.exec.run(ops, plans)
 	if overflowed(start, t) && e.overflow == nil {
 		e.overflow = e.overflowError(name)
 		if e.stop != nil {
 			e.stop() // the session's next step ends the run
 		}
 	}
+	recorded := e.recording
 	e.endReplay()
+	if e.overflow == nil { // else the recording stops where the pass did
+		e.shareRecorded(shared, recorded)
+	}
+	e.firstDone = true
 	t += e.pageIn(ops) + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
 	e.addSample(BandwidthSample{

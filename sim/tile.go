@@ -22,6 +22,7 @@ func (v events) run(ops []workloads.Op, plans []opPlan) float64 {
 	e := v.e
 	start := e.sim.Now()
 	s := &stream{e: e, ops: ops, plans: plans, idleSince: start, tiles: e.tileBuf[:0]}
+	s.finishFn, s.dispatchedFn = s.finish, s.dispatchDone
 	e.spanBuf = e.spanBuf[:0]
 	s.issue()
 	s.next()
@@ -48,9 +49,13 @@ type stream struct {
 	e     *engine
 	ops   []workloads.Op
 	plans []opPlan
-	tiles []streamTile // cut lazily, operator by operator, as DMA reaches them
+	tiles []streamTile // cut lazily, tile by tile, as DMA reaches them
 
-	lowered    int // operators cut into tiles so far
+	lowered int // operators whose cutting began
+	// cutting is the operator being cut, while it has tiles left (cut
+	// and next say which): tiles a leap skips are never cut.
+	cutting    *opPlan
+	cut        opCut
 	issued     int // tiles whose DMA has started
 	computed   int // tiles computed
 	buffered   int // tiles issued, not yet computed, that hold a buffer
@@ -59,6 +64,19 @@ type stream struct {
 	idleSince  des.Time
 	opStart    float64                    // run time the current operator began, for the trace
 	recent     [2*leapPeriods + 1]tileEnd // the last tiles' ends, tile k at k mod its length
+	// finishFn and dispatchedFn are s.finish and s.dispatchDone, bound
+	// once so that scheduling them allocates nothing per tile.
+	finishFn, dispatchedFn func()
+}
+
+// tileLoad is the load of one tile in flight: its descriptors not yet
+// arrived. Loads are reused, their callback bound once, so a pass
+// allocates none per tile.
+type tileLoad struct {
+	s         *stream
+	tile      int // the tile's index in s.tiles
+	pending   int // descriptors not yet arrived (or 1 for a tile with none: see load)
+	arrivedFn func()
 }
 
 // tileEnd is the state of the stream as a tile finishes.
@@ -69,17 +87,28 @@ type tileEnd struct {
 	valid bool
 }
 
-// more cuts the next operator into tiles; false when none is left. A
-// fallback operator is one tile with nothing to stream: the CPU reads its
-// data itself.
+// more cuts the next tile: the next of the operator being cut, or the
+// first of the next operator; false when none is left. A fallback
+// operator is one tile with nothing to stream: the CPU reads its data
+// itself.
 func (s *stream) more() bool {
+	if s.cutting != nil {
+		s.tiles = s.e.cutTile(s.tiles, s.cutting, &s.cut)
+		if s.cut.next == s.cutting.tiles {
+			s.cutting = nil
+		}
+		return true
+	}
 	if s.lowered == len(s.ops) {
 		return false
 	}
 	if p := &s.plans[s.lowered]; p.fallback {
 		s.tiles = append(s.tiles, streamTile{op: s.lowered, first: true, fallback: true})
 	} else {
-		s.tiles = s.e.cut(s.tiles, p, s.lowered)
+		s.e.computed(p)
+		s.cutting, s.cut = p, newOpCut(p, s.lowered)
+		s.lowered++
+		return s.more()
 	}
 	s.lowered++
 	return true
@@ -89,34 +118,78 @@ func (s *stream) more() bool {
 // stream.
 func (t *streamTile) buffers() bool { return len(t.spans) > 0 }
 
-// cut appends the index-th operator, planned as p, to tiles: its tiles,
-// each with its share of every span, of the resident reads and of the
-// compute. The spans live in e.spanBuf.
-func (e *engine) cut(tiles []streamTile, p *opPlan, index int) []streamTile {
-	e.computed(p)
-	whole, n := p.spans, p.tiles
-	compute := p.compute / float64(n)
+// opCut is where the cutting of an operator into tiles stands: each tile
+// takes its share of every span, of the resident reads and of the compute.
+type opCut struct {
+	op                int // the operator's index in the pass
+	next              int // the next tile to cut
+	compute, resident float64
+}
+
+func newOpCut(p *opPlan, index int) opCut {
+	n := float64(p.tiles)
+	return opCut{op: index, compute: p.compute / n, resident: p.resident / n}
+}
+
+// cutTile appends to tiles the next tile c of the operator planned as p.
+// Its spans live in e.spanBuf.
+func (e *engine) cutTile(tiles []streamTile, p *opPlan, c *opCut) []streamTile {
+	i := c.next
+	c.next++
+	t := streamTile{op: c.op, first: i == 0}
+	t.compute = c.compute
+	t.resident = c.resident
 	// Spans already handed out keep their backing array if this grows it.
 	at := len(e.spanBuf)
-	e.spanBuf = slices.Grow(e.spanBuf, n*len(whole))[:at+n*len(whole)]
-	slab := e.spanBuf[at:]
-	for i := range n {
-		t := streamTile{op: index, first: i == 0}
-		t.compute = compute
-		t.resident = p.resident / float64(n)
-		t.spans = slab[i*len(whole) : (i+1)*len(whole) : (i+1)*len(whole)]
-		for k, s := range whole {
-			part := s.bytes / float64(n)
-			s.addr += int64(part * float64(i))
-			s.bytes = part
-			if s.class == classActivations && i >= p.spillScan.lo && i < p.spillScan.hi {
-				s.scan, s.flush = true, i == p.spillScan.lo
-			}
-			t.spans[k] = s
+	e.spanBuf = e.tileSpans(e.spanBuf, p, i)
+	t.spans = e.spanBuf[at:len(e.spanBuf):len(e.spanBuf)]
+	return append(tiles, t)
+}
+
+// tileSpans appends tile i's share of operator p's spans to spans.
+func (e *engine) tileSpans(spans []span, p *opPlan, i int) []span {
+	n := p.tiles
+	for _, s := range p.spans {
+		part := s.bytes / float64(n)
+		s.addr += int64(part * float64(i))
+		s.bytes = part
+		if s.class == classActivations && i >= p.spillScan.lo && i < p.spillScan.hi {
+			s.scan, s.flush = true, i == p.spillScan.lo
 		}
-		tiles = append(tiles, t)
+		spans = append(spans, s)
 	}
-	return tiles
+	return spans
+}
+
+// skippableFrom is how many of operator p's tiles from tile i on, in a
+// row, a leap may skip (skippable): its tiles differ only in the spill
+// scan's, so the count follows from the spans whole.
+func (e *engine) skippableFrom(p *opPlan, i int) int {
+	var readsOut, act bool // outside the spill scan, a tile has a read that looks up; it spills
+	for _, s := range p.spans {
+		if s.class == classActivations {
+			act = true
+			readsOut = readsOut || e.looksUp(s) && !s.write
+		} else if e.looksUp(s) && !s.write {
+			return 0 // every tile has it
+		}
+	}
+	lo, hi, from := p.spillScan.lo, p.spillScan.hi, i
+	for i < p.tiles {
+		switch {
+		case lo <= i && i < hi && act && i == lo:
+			return i - from // the scan's first tile empties ways
+		case lo <= i && i < hi:
+			i = hi
+		case readsOut:
+			return i - from
+		case i < lo:
+			i = lo
+		default:
+			i = p.tiles
+		}
+	}
+	return p.tiles - from
 }
 
 // issue starts the DMA of every tile that has a free buffer. A tile with
@@ -132,10 +205,7 @@ func (s *stream) issue() {
 		if s.tiles[j].buffers() {
 			s.buffered++
 		}
-		s.e.load(&s.tiles[j].tile, func() {
-			s.tiles[j].loaded = true
-			s.next()
-		})
+		s.e.load(&s.tiles[j].tile, s.e.newLoad(s, j))
 	}
 }
 
@@ -156,7 +226,7 @@ func (s *stream) next() {
 		s.busy = true
 		if t.fallback {
 			s.opStart = e.now()
-			e.runOff(op, &s.plans[t.op], s.finish)
+			e.runOff(op, &s.plans[t.op], s.finishFn)
 			return
 		}
 		d := e.dispatched(op)
@@ -164,11 +234,7 @@ func (s *stream) next() {
 		if e.trace != nil {
 			e.trace.span(e.unit.Name, "dispatch", "dispatch", s.opStart, s.opStart+d, nil)
 		}
-		e.sim.After(des.Seconds(d), func() {
-			s.busy = false
-			s.idleSince = e.sim.Now()
-			s.next()
-		})
+		e.sim.After(des.Seconds(d), s.dispatchedFn)
 		return
 	}
 	if !t.loaded {
@@ -181,7 +247,14 @@ func (s *stream) next() {
 		start := e.now()
 		e.trace.span(e.unit.Name, "tile", "compute", start, start+t.compute, nil)
 	}
-	e.sim.After(des.Seconds(t.compute), s.finish)
+	e.sim.After(des.Seconds(t.compute), s.finishFn)
+}
+
+// dispatchDone frees the unit once an operator's dispatch is paid.
+func (s *stream) dispatchDone() {
+	s.busy = false
+	s.idleSince = s.e.sim.Now()
+	s.next()
 }
 
 // finish ends the current tile and moves on.
@@ -248,35 +321,50 @@ func (s *stream) leap() {
 		if d := period - (b.at - a.at); period <= 0 || d < -1 || d > 1 {
 			continue
 		}
-		step := c.c.minus(b.c)
-		if step.near(b.c.minus(a.c)) && s.skip(t.op, p, period, step) {
-			*r = [len(r)]tileEnd{}
+		// Whether there are tiles to skip is cheaper to ask than
+		// whether the counters repeat.
+		if tiles := s.leapable(t.op, p); tiles > 0 {
+			if step := c.c.minus(b.c); step.near(b.c.minus(a.c)) {
+				s.skip(tiles, p, period, step)
+				*r = [len(r)]tileEnd{}
+			}
 		}
 		return
 	}
 }
 
-// skip leaps over whole periods of p tiles of operator op not yet issued,
-// each taking period and adding step to the counters, and reports whether
-// it did.
-func (s *stream) skip(op, p int, period des.Time, step counters) bool {
+// leapable is how many tiles of operator op not yet issued a leap over
+// whole periods of p tiles skips: 0 when it may not leap.
+func (s *stream) leapable(op, p int) int {
 	e := s.e
 	// The tiles the period was measured on and those in flight must be of
 	// the kind skipped: a spill's scan follows tiles that look up.
 	for j := s.computed - 2*p; j < s.issued; j++ {
 		if !e.skippable(&s.tiles[j]) {
-			return false
+			return 0
 		}
 	}
-	end := s.issued // the operator's tiles not yet issued that may be skipped: [s.issued, end)
+	end := s.issued // the operator's tiles cut, not yet issued, that may be skipped: [s.issued, end)
 	for end < len(s.tiles) && s.tiles[end].op == op && e.skippable(&s.tiles[end]) {
 		end++
 	}
-	periods := (end - s.issued - leapKeep) / p
-	if periods*p < leapMin {
-		return false
+	var uncut int // and those not yet cut, from s.cut.next on
+	if end == len(s.tiles) && s.cutting != nil && s.cut.op == op {
+		uncut = e.skippableFrom(s.cutting, s.cut.next)
 	}
-	n := periods * p
+	periods := (end - s.issued + uncut - leapKeep) / p
+	if periods*p < leapMin {
+		return 0
+	}
+	return periods * p
+}
+
+// skip leaps over the next n tiles (leapable's), whole periods of p
+// tiles each taking period and adding step to the counters.
+func (s *stream) skip(n, p int, period des.Time, step counters) {
+	e := s.e
+	periods := n / p
+	cut := min(n, len(s.tiles)-s.issued) // of which cut already (leapable counted those first)
 	// The skipped tiles' writes still allocate in the L3, and their misses
 	// are their own, not the period's: the L3 they meet has moved on.
 	e.st.counters.add(step, float64(periods))
@@ -285,20 +373,44 @@ func (s *stream) skip(op, p int, period des.Time, step counters) bool {
 		e.st.missLines[ph][c] -= float64(periods) * step.writeMissLines[ph][c]
 		e.st.writeMissLines[ph][c] -= float64(periods) * step.writeMissLines[ph][c]
 	}
-	for _, t := range s.tiles[s.issued : s.issued+n] {
-		for _, sp := range t.spans {
-			if e.looksUp(sp) {
-				miss := (sp.bytes - float64(e.cachePages(sp.addr, int64(sp.bytes), e.requests[sp.class]))) / e.line
-				e.st.missLines[ph][sp.class] += miss
-				e.st.writeMissLines[ph][sp.class] += miss
-			}
+	for _, t := range s.tiles[s.issued : s.issued+cut] {
+		e.skipWrites(t.spans)
+	}
+	if cut < n {
+		e.skipUncut(s.cutting, s.cut.next, s.cut.next+n-cut)
+		s.cut.next += n - cut
+		if s.cut.next == s.cutting.tiles {
+			s.cutting = nil
 		}
 	}
 	d := des.Time(periods) * period
 	e.sim.Skip(d)
 	s.idleSince += d
-	s.tiles = slices.Delete(s.tiles, s.issued, s.issued+n)
-	return true
+	s.tiles = slices.Delete(s.tiles, s.issued, s.issued+cut)
+}
+
+// skipWrites runs a skipped tile's spans that look up (its writes)
+// through the L3 and counts their misses.
+func (e *engine) skipWrites(spans []span) {
+	ph := e.work.Phase
+	for _, sp := range spans {
+		if e.looksUp(sp) {
+			miss := (sp.bytes - float64(e.cachePages(sp.addr, int64(sp.bytes), e.requests[sp.class]))) / e.line
+			e.st.missLines[ph][sp.class] += miss
+			e.st.writeMissLines[ph][sp.class] += miss
+		}
+	}
+}
+
+// skipUncut is skipWrites for operator p's tiles [from, to), never cut.
+func (e *engine) skipUncut(p *opPlan, from, to int) {
+	if !slices.ContainsFunc(p.spans, e.looksUp) {
+		return // nothing of theirs reaches the L3 (a spill scan's reads never look up)
+	}
+	var buf [8]span
+	for i := from; i < to; i++ {
+		e.skipWrites(e.tileSpans(buf[:0], p, i))
+	}
 }
 
 // skippable reports whether a leap may skip tile t: none of its reads can
@@ -315,14 +427,13 @@ func (e *engine) skippable(t *streamTile) bool {
 // load moves a tile's bytes into SRAM: each span is one DMA descriptor on
 // a channel; its L3 hits come over the L3 link and its misses and writes
 // over the DRAM link, as fluid transfers.
-func (e *engine) load(t *tile, done func()) {
-	pending := 1 // released after every descriptor is queued
-	finish := func() {
-		pending--
-		if pending == 0 {
-			done()
-		}
-	}
+//
+// A tile with nothing to stream is loaded once the events already due
+// now have run. Else it is loaded when its last descriptor arrives: never
+// before the events due now (a descriptor's set-up and transfers are
+// events of their own), so it needs no event of its own.
+func (e *engine) load(t *tile, l *tileLoad) {
+	l.pending = 0
 	for _, s := range t.spans {
 		hit := e.access(s)
 		miss := s.bytes - hit
@@ -331,8 +442,38 @@ func (e *engine) load(t *tile, done func()) {
 		if s.bytes == 0 {
 			continue
 		}
-		pending++
-		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, finish)
+		l.pending++
+		e.dma.submit(s.bytes, e.dramCost(s, miss), hit, l.arrivedFn)
 	}
-	e.sim.After(0, finish)
+	if l.pending == 0 {
+		l.pending = 1
+		e.sim.After(0, l.arrivedFn)
+	}
+}
+
+// newLoad is a load of tile j of stream s, a spare one if there is one.
+func (e *engine) newLoad(s *stream, j int) *tileLoad {
+	var l *tileLoad
+	if n := len(e.loadSpare); n > 0 {
+		l, e.loadSpare = e.loadSpare[n-1], e.loadSpare[:n-1]
+	} else {
+		l = &tileLoad{}
+		l.arrivedFn = l.arrived
+	}
+	l.s, l.tile = s, j
+	return l
+}
+
+// arrived counts one of the load's descriptors (or its release) in; after
+// the last the tile is loaded, the load is spare again and the unit moves
+// on.
+func (l *tileLoad) arrived() {
+	if l.pending--; l.pending > 0 {
+		return
+	}
+	s, j := l.s, l.tile
+	l.s = nil
+	s.e.loadSpare = append(s.e.loadSpare, l)
+	s.tiles[j].loaded = true
+	s.next()
 }

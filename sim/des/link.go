@@ -232,7 +232,9 @@ func (l *Link) level() float64 {
 			caps = append(caps, t.cap)
 		}
 	}
-	slices.Sort(caps)
+	if len(caps) > 1 {
+		slices.Sort(caps)
+	}
 	l.caps = caps
 	left, n := l.capacity, len(l.active)
 	for _, c := range caps {
