@@ -22,6 +22,13 @@ func splitRun(t *testing.T, layers string, fidelity Fidelity) (*Result, Config) 
 		t.Fatal(err)
 	}
 	cfg.CPULayers = l
+	return resolvedRun(t, cfg)
+}
+
+// resolvedRun resolves cfg as simulate does and runs it, returning the
+// result and the resolved config.
+func resolvedRun(t *testing.T, cfg Config) (*Result, Config) {
+	t.Helper()
 	if err := Resolve(&cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -232,14 +239,7 @@ func threeWay(t *testing.T, gpu string, fidelity Fidelity) (*Result, Config) {
 	if cfg.LayersOn, err = ParseUnitLayers(gpu); err != nil {
 		t.Fatal(err)
 	}
-	if err := Resolve(&cfg); err != nil {
-		t.Fatal(err)
-	}
-	r, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, cfg
+	return resolvedRun(t, cfg)
 }
 
 // TestThreeWaySplitHandsOffBetweenUnits: the first 14 blocks on the GPU

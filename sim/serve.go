@@ -226,14 +226,7 @@ func (v *server) served(e *engine, r *request, done float64) {
 	t := Turn{Turn: r.id + 1, StartS: r.arrive, Prompt: r.prompt, Answer: r.gen,
 		Stages: []StageTime{{"queue", r.start - r.arrive}, {"prefill", r.first - r.start}, {"decode", done - r.first}},
 		TTFTS:  r.first - r.arrive, TotalS: done - r.arrive}
-	if e.sched != nil && e.sched.s.Budget > 0 {
-		within := t.TotalS <= float64(e.sched.s.Budget)
-		t.WithinBudget = &within
-		e.sched.res.Turns++
-		if within {
-			e.sched.res.TurnsWithinBudget++
-		}
-	}
+	e.judgeBudget(&t)
 	v.s.turns = append(v.s.turns, t)
 }
 

@@ -121,6 +121,20 @@ func (e *engine) runSession(ctx context.Context, pass func(string, workloads.Wor
 	return s, nil
 }
 
+// judgeBudget marks, under a schedule with a budget, whether turn t kept
+// to it, and counts it.
+func (e *engine) judgeBudget(t *Turn) {
+	if e.sched == nil || e.sched.s.Budget <= 0 {
+		return
+	}
+	within := t.TotalS <= float64(e.sched.s.Budget)
+	t.WithinBudget = &within
+	e.sched.res.Turns++
+	if within {
+		e.sched.res.TurnsWithinBudget++
+	}
+}
+
 // compact moves the kept entries of a compressed KV cache, positions of
 // them, into a dense cache: each read and written once through DRAM by the
 // CPU. The scores that choose them come from the attention the decode
@@ -297,14 +311,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		}
 	}
 	t.TotalS = e.clock - t.StartS
-	if e.sched != nil && e.sched.s.Budget > 0 {
-		within := t.TotalS <= float64(e.sched.s.Budget)
-		t.WithinBudget = &within
-		e.sched.res.Turns++
-		if within {
-			e.sched.res.TurnsWithinBudget++
-		}
-	}
+	e.judgeBudget(&t)
 	s.turns = append(s.turns, t)
 	return nil
 }

@@ -272,14 +272,7 @@ func TestOnDemandAllocationFaultsItsPages(t *testing.T) {
 		sc := chat(workloads.Truncate)
 		sc.Allocation = allocation
 		cfg.Scenario = sc
-		if err := Resolve(&cfg); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r, cfg
+		return resolvedRun(t, cfg)
 	}
 	pooled, _ := run(workloads.Pool)
 	onDemand, cfg := run(workloads.OnDemand)
