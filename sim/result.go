@@ -121,8 +121,9 @@ type Turn struct {
 	Compressed bool `json:"compressed,omitempty"`
 	Summarized bool `json:"summarized,omitempty"`
 	// Stages are where the turn's time went, in order: load (cold turns),
-	// compress or summarize (where the context limit did so), the input
-	// stages, prefill, sample (the first token), decode, the
+	// compress or summarize (where the context limit did so), allocate
+	// (a fresh context's KV cache allocated on demand), the input stages,
+	// prefill, sample (the first token), decode, the
 	// token stages summed over the answer, the output stages.
 	Stages []StageTime `json:"stages"`
 	// TTFTS is from the message sent to the first token on screen; TotalS

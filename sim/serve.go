@@ -158,7 +158,7 @@ func (v *server) prefill(e *engine, batch []*request, tokens int) {
 	e.advance(workloads.Prefill, workloads.Prefill.String(), e.st.counters.minus(before), t+sample)
 	v.s.prefills = append(v.s.prefills, t)
 	if len(v.s.prefills) == 1 {
-		v.s.ttft = t + sample
+		v.s.ttft = e.clock - start // with the allocation, where it is on demand
 	}
 	for _, r := range batch {
 		r.start, r.first, r.context, r.left = start, e.clock, r.prompt, r.gen

@@ -183,9 +183,7 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 	if ts.cold {
 		stage("load", e.coldLoad())
 	}
-	if c.Scenario != nil && c.Scenario.Allocation == workloads.OnDemand && ts.base == 0 {
-		stage("allocate", e.allocate(c.Batch))
-	}
+	warm := e.clock
 	if ts.compressed {
 		stage("compress", e.compact(ts.base))
 	}
@@ -196,7 +194,9 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		}
 		stage("summarize", sum(steps))
 	}
-	warm := e.clock
+	if c.Scenario != nil && c.Scenario.Allocation == workloads.OnDemand && ts.base == 0 {
+		stage("allocate", e.allocate(c.Batch))
+	}
 	var stages []workloads.Stage
 	if c.Scenario != nil {
 		stages = c.Scenario.Stages
