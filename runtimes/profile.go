@@ -82,6 +82,10 @@ type Profile struct {
 	// CPU): kinds of hw.Operators, or OutputHead for the output head's
 	// matmul alone.
 	CPUOps []string `yaml:"cpu_ops,omitempty"`
+	// SampleOnUnit says the runtime draws the next token on the unit it
+	// drives (a GPU sampling kernel: top-k/top-p over the logits where they
+	// are) instead of copying the logits to the CPU's sampler.
+	SampleOnUnit bool `yaml:"sample_on_unit,omitempty"`
 	// Efficiency is the share of the unit's peak its kernels reach.
 	Efficiency Efficiency `yaml:"efficiency"`
 	// Basis says what the figures rest on: the records and chips of the

@@ -132,8 +132,9 @@ func FuzzDecode(f *testing.F) {
 // drift from the catalog's.
 func TestDeploymentExampleRuntimes(t *testing.T) {
 	for file, want := range map[string]struct{ id, line string }{
-		"genie-static.yaml": {"genie", "batches: [1, 2, 4]\n"},
-		"mlc-paged.yaml":    {"mlc", "kv_block: 16\n"},
+		"genie-static.yaml":     {"genie", "batches: [1, 2, 4]\n"},
+		"mlc-paged.yaml":        {"mlc", "kv_block: 16\n"},
+		"mlc-gpu-sampling.yaml": {"mlc", "sample_on_unit: true\n"},
 	} {
 		got, err := os.ReadFile(filepath.Join("..", "examples", "deployment", file))
 		if err != nil {

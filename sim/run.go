@@ -235,6 +235,9 @@ func (e *engine) sample() float64 {
 	e.st.stage += e.overlap
 	logits := float64(e.cfg.Model.Vocab) * float64(e.answering())
 	ops := sampleOpsPerLogit * logits
+	if rt := e.cfg.Runtime; rt != nil && rt.SampleOnUnit && e.unit != e.host {
+		return e.sampleOnUnit(logits, ops)
+	}
 	cycles, _ := samplerCycles(e.host)
 	t := float64(e.host.Dispatch) + logits*cycles/e.clockOf(e.host)
 	e.st.host += t
@@ -242,6 +245,24 @@ func (e *engine) sample() float64 {
 	if e.trace != nil {
 		at := e.now()
 		e.trace.span(e.host.Name, "sample", "host", at, at+t, nil)
+	}
+	e.lap(t)
+	return t
+}
+
+// sampleOnUnit draws the tokens on the run's unit, where the logits are
+// (runtimes.Profile.SampleOnUnit): a kernel dispatched once that reads the
+// fp32 logits from DRAM and runs the sampler's operations at the unit's
+// vector rate, whichever takes longer. It returns its time.
+func (e *engine) sampleOnUnit(logits, ops float64) float64 {
+	bytes := 4 * logits
+	t := float64(e.unit.Dispatch) + max(bytes/e.dramBW, e.unit.VectorSeconds(ops, e.vdt, e.clockOf(e.unit)))
+	e.st.compute += t
+	e.st.ops += ops
+	e.countDRAM(bytes)
+	if e.trace != nil {
+		at := e.now()
+		e.trace.span(e.unit.Name, "sample", "compute", at, at+t, nil)
 	}
 	e.lap(t)
 	return t

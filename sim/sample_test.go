@@ -2,7 +2,10 @@ package sim
 
 import (
 	"math"
+	"os"
 	"testing"
+
+	"github.com/edgetwin/edgetwin/runtimes"
 )
 
 // TestSamplingCost: drawing a token walks the whole vocabulary on one
@@ -31,5 +34,35 @@ func TestSamplingCost(t *testing.T) {
 		if s := engineFor(t, cfg).sample(); s != 0 {
 			t.Errorf("%s: a run without sampling samples for %g s", c.core, s)
 		}
+	}
+}
+
+// TestSamplingOnTheUnit: a runtime that samples where the logits are
+// (sample_on_unit) draws each token on the unit: one dispatch, and the
+// fp32 logits read from DRAM or the sampler's operations at the unit's
+// vector rate, whichever is longer — llama-3.2-3b's 128,256 logits are
+// 513 KB a token — and the CPU samples nothing.
+func TestSamplingOnTheUnit(t *testing.T) {
+	src, err := os.ReadFile("../examples/deployment/mlc-gpu-sampling.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := runtimes.Decode("mlc-gpu-sampling.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-3b", quant: "W4A16", runtime: rt, prompt: 16, gen: 4, fidelity: Analytic})
+	onUnit, cfg := resolvedRun(t, cfg)
+	if onUnit.Time.Host != 0 {
+		t.Errorf("the CPU spent %g s sampling with the runtime sampling on the unit", onUnit.Time.Host)
+	}
+	e := engineFor(t, cfg)
+	logits := float64(cfg.Model.Vocab)
+	want := float64(e.unit.Dispatch) + math.Max(4*logits/e.dramBW, e.unit.VectorSeconds(sampleOpsPerLogit*logits, e.vdt, 0))
+	if got := e.sample(); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("a token drawn on the %s in %.6g s, want %.6g s", e.unit.Name, got, want)
+	}
+	if e.st.host != 0 || e.st.compute != want {
+		t.Errorf("sampling charged %g s to the host and %g s to the unit, want 0 and %g", e.st.host, e.st.compute, want)
 	}
 }
