@@ -268,6 +268,8 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	}
 	if m.SwappedKVBytes > 0 {
 		row("footprint", "weights %s + KV cache %s, past the app budget of %s: up to %s of the KV cache in swap", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(m.AppBudget, units.KindBytes), units.Approx(m.SwappedKVBytes, units.KindBytes))
+	} else if m.PagedWeightsBytes > 0 && m.PagedWeightsBytes >= m.WeightsBytes {
+		row("footprint", "weights %s on storage, streamed every pass (two blocks in memory) + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	} else if m.PagedWeightsBytes > 0 {
 		row("footprint", "weights %s + KV cache %s, past the app budget of %s: %s of the weights page in from storage", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(m.AppBudget, units.KindBytes), units.Approx(m.PagedWeightsBytes, units.KindBytes))
 	} else if sp := r.Speculative; sp != nil {

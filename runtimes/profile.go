@@ -77,6 +77,12 @@ type Profile struct {
 	// stay on storage and page in as each pass reads them, instead of
 	// the model failing to load.
 	Mmap bool `yaml:"mmap,omitempty"`
+	// StreamLayers says the runtime keeps no weights resident: each pass
+	// loads every block's weights from storage as it reaches them, the
+	// next block's while the current one computes (AirLLM's layer-by-layer
+	// offload with prefetching), so a model far past the memory budget runs
+	// with two blocks' weights in memory.
+	StreamLayers bool `yaml:"stream_layers,omitempty"`
 	// CPUOps are the operators its kernels leave to the CPU on the unit it
 	// drives (ggml's scheduler runs an operator its backend refuses on the
 	// CPU): kinds of hw.Operators, or OutputHead for the output head's

@@ -135,6 +135,7 @@ func TestDeploymentExampleRuntimes(t *testing.T) {
 		"genie-static.yaml":     {"genie", "batches: [1, 2, 4]\n"},
 		"mlc-paged.yaml":        {"mlc", "kv_block: 16\n"},
 		"mlc-gpu-sampling.yaml": {"mlc", "sample_on_unit: true\n"},
+		"metal-streamed.yaml":   {"llama.cpp-metal", "stream_layers: true\n"},
 	} {
 		got, err := os.ReadFile(filepath.Join("..", "examples", "deployment", file))
 		if err != nil {

@@ -303,8 +303,9 @@ func (c *Config) kvBlock() int {
 // memoryPlan is where a run's bytes live when they pass the app's budget.
 type memoryPlan struct {
 	// paged is the share of the weights left on storage (a runtime that
-	// maps them).
-	paged float64
+	// maps them, or streams them all: streamed).
+	paged    float64
+	streamed bool
 	// kvRoom is the KV cache (all layers) that fits the budget beside the
 	// weights when the rest swaps; 0 when the KV cache never swaps.
 	kvRoom float64
@@ -326,6 +327,16 @@ func checkFit(c *Config) (memoryPlan, error) {
 	if f.Total() > has {
 		return memoryPlan{}, spec.Errorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
 			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
+	}
+	if rt := c.Runtime; rt != nil && rt.StreamLayers {
+		// Two blocks' weights (the one computing, the next loading) beside
+		// the KV cache.
+		held := 2*f.Weights/float64(c.Model.Layers) + f.KV + f.Draft
+		if held > budget {
+			return memoryPlan{}, spec.Errorf("%s %s on %s does not fit even streamed: two blocks' weights and the KV cache need %s, the app budget is %s (memory.app_share)%s",
+				c.Model.Name, c.Quant, c.Chip.ID, units.Approx(held, units.KindBytes), units.Approx(budget, units.KindBytes), contextHint(c, budget-2*f.Weights/float64(c.Model.Layers)-f.Draft))
+		}
+		return memoryPlan{paged: 1, streamed: true}, nil
 	}
 	if f.Total() <= budget {
 		return memoryPlan{}, nil

@@ -108,6 +108,7 @@ type engine struct {
 	spec       *speculation   // speculative decoding's draft, when the run has one
 	paged      float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
 	kvRoom     float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
+	streamed   bool           // every pass streams all the weights from storage (runtimes.Profile.StreamLayers)
 	swapAt     *float64       // run time the KV cache first swapped
 	swapPeak   float64        // the most KV bytes swapped at once
 	sched      *scheduler     // the scheduling policy at work, when the run has one

@@ -44,7 +44,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer e.release()
 	e.beginSeries()
-	e.paged, e.kvRoom = plan.paged, plan.kvRoom
+	e.paged, e.kvRoom, e.streamed = plan.paged, plan.kvRoom, plan.streamed
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
 			return nil, err
@@ -148,7 +148,13 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 		e.shareRecorded(shared, recorded)
 	}
 	e.firstDone = true
-	t += e.pageIn(ops) + e.swapIn(w)
+	load := e.pageIn(ops)
+	if e.streamed { // the next block loads while this one computes
+		hidden := min(load, t)
+		e.st.paging -= hidden
+		load -= hidden
+	}
+	t += load + e.swapIn(w)
 	e.trace.span("passes", name, "pass", start, start+t, nil)
 	e.addSample(BandwidthSample{
 		Pass: name, StartS: start, Seconds: t,
@@ -394,7 +400,10 @@ func (e *engine) finish(r *Result, total float64) {
 			*e.swapAt, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), units.Approx(e.swapPeak, units.KindBytes), map[string]string{"zram": "compressed memory (zram)", "storage": "the swap file"}[sw.Kind],
 			units.Approx(float64(sw.Bandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
-	if e.paged > 0 {
+	if e.streamed {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s streams all %s of %s's weights from storage every pass at %s, the next block loading while one computes: %s of the run waits on storage",
+			c.Runtime.ID, units.Approx(f.Weights, units.KindBytes), c.Model.Name, units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
+	} else if e.paged > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
 			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
