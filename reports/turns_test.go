@@ -79,3 +79,22 @@ func TestTurnFigure(t *testing.T) {
 	}
 	goldenChart(t, "figure-turns", d)
 }
+
+// TestTurnTableStopsAtItsRows: a session of more turns than the table
+// shows prints the first maxTurnRows and says how many more the JSON
+// holds; a serve scenario's rows are requests.
+func TestTurnTableStopsAtItsRows(t *testing.T) {
+	turns := make([]sim.Turn, maxTurnRows+50)
+	for i := range turns {
+		turns[i] = sim.Turn{Turn: i + 1, Stages: []sim.StageTime{{Name: "queue", Seconds: 0.1}, {Name: "prefill", Seconds: 0.2}}}
+	}
+	var b strings.Builder
+	if err := turnTable(&b, turns, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	rows := strings.Count(out, "\n") - 3 // the blank line, the title and the header
+	if rows != maxTurnRows+1 || !strings.Contains(out, "… 50 more") || !strings.Contains(out, "per request") || strings.Contains(out, "\n  101 ") {
+		t.Errorf("%d rows, want %d turns and a line for the 50 more:\n%s", rows, maxTurnRows, out[len(out)-300:])
+	}
+}

@@ -25,9 +25,10 @@ import (
 // once. Each hand-off costs the accelerator's FallbackSync (the larger of
 // two) and a copy of the tensor through DRAM, written by one side and read
 // by the other. Work off the unit is timed as a roofline at its unit's
-// figures; the run's unit alone is simulated tile by tile. A pass begins and ends with the host: a segment
-// that opens a pass needs no hand-off in (the CPU holds the token ids), one
-// that closes it none back (the CPU samples from the logits it computed).
+// figures; the run's unit alone is simulated tile by tile. A pass begins
+// and ends with the host: a segment that opens a pass needs no hand-off
+// in (the CPU holds the token ids), one that closes it none back (the CPU
+// samples from the logits it computed).
 // Only the tensor the segment's first operator reads and its last writes
 // are copied; a skip connection reaching across a boundary (the residual
 // of the block the boundary cuts) is not counted.
