@@ -44,7 +44,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 	p := e.newPipe()
 	for i := range plans {
 		pl := &plans[i]
-		if pl.fallback {
+		if pl.on != nil {
 			p.unit += e.analyticOff(ops[i], pl)
 			continue
 		}

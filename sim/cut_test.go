@@ -28,7 +28,7 @@ func TestSkippableFrom(t *testing.T) {
 			ops := workloads.Lower(cfg.Model.Model, cfg.Quant, cfg.KV, c.w)
 			var scans, checked int
 			for _, p := range e.plan(ops) {
-				if p.fallback {
+				if p.on != nil {
 					continue
 				}
 				if p.spillScan.lo < p.spillScan.hi {

@@ -185,14 +185,14 @@ func (e *engine) offUnit(op *workloads.Op) *hw.Unit {
 func handOffs(plans []opPlan) {
 	for i := range plans {
 		p := &plans[i]
-		if !p.fallback {
+		if p.on == nil {
 			continue
 		}
 		p.handIn = i > 0 && plans[i-1].on != p.on
 		if i > 0 {
 			p.from = plans[i-1].on
 		}
-		p.handOut = i+1 < len(plans) && !plans[i+1].fallback
+		p.handOut = i+1 < len(plans) && plans[i+1].on == nil
 	}
 }
 

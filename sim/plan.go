@@ -18,8 +18,7 @@ import (
 
 // opPlan is one operator of a pass, planned.
 type opPlan struct {
-	fallback bool     // the unit does not run it: another does (handoff.go)
-	on       *hw.Unit // the unit that runs it, when the run's does not
+	on *hw.Unit // the unit that runs it when the run's does not (handoff.go); nil: the run's
 	// handIn and handOut mark an operator off the unit that opens a
 	// segment (the unit before, from, hands it its input; nil: the run's
 	// unit) or closes one (it hands its output back).
@@ -51,7 +50,7 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	for i := range ops {
 		op := &ops[i]
 		if u := e.offUnit(op); u != nil {
-			plans = append(plans, opPlan{fallback: true, on: u, tiles: 1})
+			plans = append(plans, opPlan{on: u, tiles: 1})
 			extents = append(extents, extent{len(spans), len(spans)})
 			continue
 		}

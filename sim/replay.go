@@ -168,7 +168,7 @@ func (e *engine) lookupSignature(plans []opPlan) []uint64 {
 	for i := range plans {
 		p := &plans[i]
 		var fallback uint64
-		if p.fallback {
+		if p.on != nil {
 			fallback = 1
 		}
 		sig = append(sig, fallback, uint64(p.tiles), uint64(p.spillScan.lo), uint64(p.spillScan.hi), uint64(len(p.spans)))

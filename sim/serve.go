@@ -68,7 +68,6 @@ type server struct {
 	active   []*request // admitted, decoding
 	waitedS  float64    // time the unit had no request
 	seqStepS float64    // Σ sequences × step time, for the mean batch
-	stepS    float64
 }
 
 // serve runs a serve scenario's requests and fills the session's turns,
@@ -197,7 +196,6 @@ func (v *server) decode(ctx context.Context, e *engine, horizon float64) error {
 	for _, x := range steps {
 		v.s.steps.add(x, answering)
 		v.seqStepS += float64(answering) * x
-		v.stepS += x
 	}
 	kept, left := v.active[:0], 0
 	for _, r := range v.active {
@@ -242,8 +240,8 @@ func (v *server) result(e *engine) *ServeResult {
 	if e.sched != nil && e.sched.s.Budget > 0 {
 		e.sched.res.Turns += r.Unserved // none of them kept to the budget
 	}
-	if v.stepS > 0 {
-		r.MeanBatch = v.seqStepS / v.stepS
+	if v.s.steps.sum > 0 {
+		r.MeanBatch = v.seqStepS / v.s.steps.sum
 	}
 	if e.clock > 0 {
 		r.BusyShare = 1 - v.waitedS/e.clock

@@ -102,7 +102,7 @@ func (s *stream) more() bool {
 	if s.lowered == len(s.ops) {
 		return false
 	}
-	if p := &s.plans[s.lowered]; p.fallback {
+	if p := &s.plans[s.lowered]; p.on != nil {
 		s.tiles = append(s.tiles, streamTile{op: s.lowered, first: true, fallback: true})
 	} else {
 		s.e.computed(p)
