@@ -151,3 +151,40 @@ func TestStreamedLayersReadEveryWeightEveryPass(t *testing.T) {
 		t.Errorf("the same runtime without streaming read %g bytes from storage for a model that fits", small.Memory.StorageBytes)
 	}
 }
+
+// TestStreamedWeightsMayOutgrowTheDRAM: Qwen2.5-7B at F16 (15 GB) is
+// larger than the 8 GiB chip itself. Mapped, it would page most of its
+// weights every pass, and it is refused, as is a runtime that reads its
+// weights into memory, naming the DRAM; a runtime that streams its layers
+// holds two blocks' weights and runs, reading every byte each pass.
+func TestStreamedWeightsMayOutgrowTheDRAM(t *testing.T) {
+	rt, err := runtimes.Load("llama.cpp-cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(mmap, stream bool) (*Result, error) {
+		p := *rt
+		p.Mmap, p.StreamLayers = mmap, stream
+		cfg := configFor(t, opts{chipSrc: budgetCPU, model: "qwen2.5-7b", quant: "F16", prompt: 0, gen: 2, fidelity: Analytic})
+		cfg.Runtime = &p
+		return Run(context.Background(), cfg)
+	}
+	for _, mmap := range []bool{false, true} {
+		if _, err := run(mmap, false); err == nil || !strings.Contains(err.Error(), "does not fit") || !strings.Contains(err.Error(), "has 8 GiB") {
+			t.Errorf("mmap %v: %v, want a does-not-fit error naming the 8 GiB", mmap, err)
+		}
+	}
+	streamed, err := run(false, true)
+	if err != nil {
+		t.Fatalf("streamed: %v", err)
+	}
+	s := streamed.Memory
+	if s.WeightsBytes <= 8*(1<<30) {
+		t.Fatalf("the test's premise: %.3g B of weights, more than the 8 GiB", s.WeightsBytes)
+	}
+	// Each pass reads every layer and the output matrix; of the 1.1 GB
+	// embedding table (152K × 3584 at F16), only a row.
+	if s.PagedWeightsBytes != s.WeightsBytes || s.StorageBytes < 2*0.9*s.WeightsBytes || s.StorageBytes > 2*s.WeightsBytes {
+		t.Errorf("streamed %.3g of %.3g B, %.3g B read in 2 passes: want all but the embedding table each pass", s.PagedWeightsBytes, s.WeightsBytes, s.StorageBytes)
+	}
+}

@@ -315,7 +315,9 @@ type memoryPlan struct {
 // budget of it. A runtime that maps its weights (mmap) runs past the
 // budget with the weights that do not fit left on storage; a KV cache
 // that grows past the budget beside weights that fit swaps, where the
-// device swaps. The plan says which.
+// device swaps. A model larger than the DRAM itself is refused unless the
+// runtime streams its layers, holding only two blocks' weights. The plan
+// says which.
 func checkFit(c *Config) (memoryPlan, error) {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)
@@ -323,10 +325,6 @@ func checkFit(c *Config) (memoryPlan, error) {
 	draft := ""
 	if f.Draft > 0 {
 		draft = " + draft " + c.Draft.Model.Name + " " + units.Approx(f.Draft, units.KindBytes)
-	}
-	if f.Total() > has {
-		return memoryPlan{}, spec.Errorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
-			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
 	}
 	if rt := c.Runtime; rt != nil && rt.StreamLayers {
 		// Two blocks' weights (the one computing, the next loading) beside
@@ -338,6 +336,12 @@ func checkFit(c *Config) (memoryPlan, error) {
 		}
 		return memoryPlan{paged: 1, streamed: true}, nil
 	}
+	if f.Total() > has {
+		// Mapped, such a model would page most of its weights in every
+		// pass; the contract refuses it.
+		return memoryPlan{}, spec.Errorf("%s %s on %s does not fit: needs %s (weights %s + KV cache %s%s), has %s%s",
+			c.Model.Name, c.Quant, c.Chip.ID, units.Approx(f.Total(), units.KindBytes), units.Approx(f.Weights, units.KindBytes), units.Approx(f.KV, units.KindBytes), draft, units.Approx(has, units.KindBytes), contextHint(c, budget-f.Weights-f.Draft))
+	}
 	if f.Total() <= budget {
 		return memoryPlan{}, nil
 	}
@@ -347,9 +351,9 @@ func checkFit(c *Config) (memoryPlan, error) {
 	if rt := c.Runtime; rt != nil && rt.Mmap && f.KV+f.Draft < budget {
 		return memoryPlan{paged: (f.Total() - budget) / f.Weights}, nil
 	}
-	how := "the runtime reads its weights into memory (no mmap)"
-	if c.Runtime == nil {
-		how = "no runtime profile maps the weights"
+	how := "no runtime profile maps the weights"
+	if c.Runtime != nil && c.Runtime != runtimes.None {
+		how = c.Runtime.ID + " reads its weights into memory (no mmap)"
 	}
 	if c.Chip.Memory.Swap.Kind == "none" {
 		how += ", and the device has no swap (memory.swap.kind)"
