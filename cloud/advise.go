@@ -153,7 +153,7 @@ func runOne(ctx context.Context, p *Profile, dev FleetDevice, task Task, seed ui
 	case err != nil:
 		return fmt.Errorf("%s on %s: %w", task.Name, dev.Name, err)
 	}
-	r.TTFT, r.EnergyJ, r.WeightsBytes = res.TTFT, res.Energy.TotalJ, res.Memory.WeightsBytes
+	r.TTFT, r.EnergyJ, r.WeightsBytes, r.PagedBytes = res.TTFT, res.Energy.TotalJ, res.Memory.WeightsBytes, res.Memory.PagedWeightsBytes
 	if res.Decode.TokensPerS != nil {
 		r.TokensPerS = *res.Decode.TokensPerS
 	}

@@ -276,6 +276,22 @@ func TestDeviceDoesNotFit(t *testing.T) {
 	}
 }
 
+// TestDevicePagesItsWeights: Qwen2.5-7B at Q8_0 (8.1 GB) on the 8 GiB
+// A17 Pro runs only because llama.cpp's Metal backend computes from the
+// mapped file, paging what the app may not hold from storage; the model
+// size reason says so beside "fits".
+func TestDevicePagesItsWeights(t *testing.T) {
+	text := strings.Replace(smallProfile, "model: llama-3.2-1b", "model: qwen2.5-7b\n  quant: Q8_0", 1)
+	text = strings.Replace(text, "chip: snapdragon-8-gen3", "chip: apple-a17-pro", 1)
+	a := advise(t, loadProfile(t, text))
+	if d := option(t, a, "device"); !d.Runs {
+		t.Fatalf("device: runs %v, err %q", d.Runs, d.Err)
+	}
+	if r := a.Reasons[4].Answer; !strings.Contains(r, "fits") || !strings.Contains(r, "of its weights paged in from storage every pass") {
+		t.Errorf("model size reason: %s", r)
+	}
+}
+
 // TestCloudSeedDeterminism: the same seed gives the same advice; another
 // seed moves the sampled percentiles only.
 func TestCloudSeedDeterminism(t *testing.T) {

@@ -232,6 +232,18 @@ func networkReason(a *Advice, m *cloudModel) string {
 	return s
 }
 
+// pagedOn is the most of the weights any task on the device left on
+// storage.
+func pagedOn(a *Advice, device string) float64 {
+	most := 0.0
+	for _, r := range a.DeviceRuns {
+		if r.Device == device {
+			most = max(most, r.PagedBytes)
+		}
+	}
+	return most
+}
+
 func modelSizeReason(a *Advice) string {
 	p := a.Profile
 	if p.Device == nil {
@@ -250,6 +262,9 @@ func modelSizeReason(a *Advice) string {
 				firstErr = err
 			}
 		} else {
+			if paged := pagedOn(a, d.Name); paged > 0 {
+				c += fmt.Sprintf(" only with %s of its weights paged in from storage every pass", units.Approx(paged, units.KindBytes))
+			}
 			fits = append(fits, c)
 		}
 	}

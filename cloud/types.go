@@ -92,6 +92,7 @@ type DeviceRun struct {
 	TokensPerS         float64 // decode
 	EnergyJ            float64 // prefill and decode
 	WeightsBytes       float64
+	PagedBytes         float64 // of the weights, left on storage and paged in every pass
 	DRAMBytes          float64 // the chip's capacity
 	Err                string  // the model does not fit
 }

@@ -72,10 +72,11 @@ type Profile struct {
 	// as NPU SDKs compile them), ascending: a batch between two runs as the
 	// next larger one, the extra sequences wasted work. Empty: any batch.
 	Batches []int `yaml:"batches,omitempty"`
-	// Mmap says the runtime maps the weights file instead of reading it
-	// (llama.cpp's default): weights past the app's memory budget then
-	// stay on storage and page in as each pass reads them, instead of
-	// the model failing to load.
+	// Mmap says the runtime computes from the mapped weights file instead
+	// of a copy (llama.cpp's CPU and Metal backends; its CUDA, OpenCL and
+	// Vulkan backends copy what they offload into device buffers): weights
+	// past the app's memory budget then stay on storage and page in as
+	// each pass reads them, instead of the model failing to load.
 	Mmap bool `yaml:"mmap,omitempty"`
 	// StreamLayers says the runtime keeps no weights resident: each pass
 	// loads every block's weights from storage as it reaches them, the
