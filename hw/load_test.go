@@ -517,3 +517,15 @@ func TestDecodeAtIsWholeDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageReadRate: a read costs about as long whatever its size up to
+// tens of KiB, so a 24 KiB read reaches six times the 4 KiB random rate;
+// a long one, the sequential rate and no more.
+func TestStorageReadRate(t *testing.T) {
+	s := Storage{ReadBandwidth: 5e9, RandomReadBandwidth: 400e6}
+	for _, c := range []struct{ chunk, want float64 }{{4096, 400e6}, {24576, 2.4e9}, {1 << 20, 5e9}} {
+		if got := s.ReadRate(c.chunk); math.Abs(got/c.want-1) > 1e-12 {
+			t.Errorf("reads of %g B: %g B/s, want %g", c.chunk, got, c.want)
+		}
+	}
+}

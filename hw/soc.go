@@ -453,9 +453,21 @@ type Idle struct {
 }
 
 // Storage is where weights live before they are loaded (UFS, NVMe, SD).
+// ReadBandwidth is its sequential read (loading a model, readahead
+// through a layer); RandomReadBandwidth the throughput of 4 KiB random
+// reads at a deep queue (IOPS × 4 KiB), which reads of scattered rows
+// reach in proportion to their size, up to the sequential rate.
 type Storage struct {
-	ReadBandwidth units.BytesPerSecond `yaml:"read_bandwidth,omitempty" spec:"bound=storage"`
-	EnergyPerByte units.Joules         `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
+	ReadBandwidth       units.BytesPerSecond `yaml:"read_bandwidth,omitempty" spec:"bound=storage"`
+	RandomReadBandwidth units.BytesPerSecond `yaml:"random_read_bandwidth,omitempty" spec:"bound=storage"`
+	EnergyPerByte       units.Joules         `yaml:"energy_per_byte,omitempty" spec:"bound=per-op"`
+}
+
+// ReadRate is the rate reads of chunk bytes each reach: the 4 KiB random
+// rate scaled by the chunk's size (a read costs about as long whatever
+// its size up to a few tens of KiB), at most the sequential rate.
+func (s Storage) ReadRate(chunk float64) float64 {
+	return min(float64(s.ReadBandwidth), float64(s.RandomReadBandwidth)*chunk/4096)
 }
 
 // DMA is the engine that moves tiles between DRAM, the L3 and SRAM.

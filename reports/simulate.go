@@ -268,6 +268,9 @@ func SimulateTable(w io.Writer, r *sim.Result) error {
 	}
 	if m.SwappedKVBytes > 0 {
 		row("footprint", "weights %s + KV cache %s, past the app budget of %s: up to %s of the KV cache in swap", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(m.AppBudget, units.KindBytes), units.Approx(m.SwappedKVBytes, units.KindBytes))
+	} else if fl := m.FlashFFN; fl != nil {
+		row("footprint", "weights %s + KV cache %s, %s of the FFN's on storage: a token reads the %s of active neurons DRAM lacks, %s reads at %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes), units.Approx(fl.StoredBytes, units.KindBytes),
+			units.Approx(fl.FreshBytesPerToken, units.KindBytes), units.Approx(fl.ReadBytes, units.KindBytes), units.Approx(fl.ReadRate, units.KindByteRate))
 	} else if m.PagedWeightsBytes > 0 && m.PagedWeightsBytes >= m.WeightsBytes {
 		row("footprint", "weights %s on storage, streamed every pass (two blocks in memory) + KV cache %s", units.Approx(m.WeightsBytes, units.KindBytes), units.Approx(m.KVBytes, units.KindBytes))
 	} else if m.PagedWeightsBytes > 0 {

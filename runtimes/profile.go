@@ -84,6 +84,10 @@ type Profile struct {
 	// offload with prefetching), so a model far past the memory budget runs
 	// with two blocks' weights in memory.
 	StreamLayers bool `yaml:"stream_layers,omitempty"`
+	// FlashFFN says the runtime keeps the FFN weights on storage and
+	// reads only the neurons a token activates ("LLM in a flash"); nil:
+	// it does not.
+	FlashFFN *FlashFFN `yaml:"flash_ffn,omitempty"`
 	// CPUOps are the operators its kernels leave to the CPU on the unit it
 	// drives (ggml's scheduler runs an operator its backend refuses on the
 	// CPU): kinds of hw.Operators, or OutputHead for the output head's
@@ -102,6 +106,25 @@ type Profile struct {
 
 	// Provenance lists every figure of the profile with its source.
 	Provenance []spec.Entry `yaml:"-"`
+}
+
+// FlashFFN is the sparse FFN loading of "LLM in a flash" (Alizadeh et
+// al., arXiv 2312.11514): a predictor picks the FFN neurons a token will
+// activate; only their rows are computed, and those not already in DRAM
+// are read from storage, each neuron's gate, up and down rows bundled
+// into one read. The attention, embedding and output weights stay
+// resident. The figures belong to a sparse (ReLU or ReLU-fied) model and
+// its predictor.
+type FlashFFN struct {
+	// Active is the share of FFN neurons computed for a token: those the
+	// predictor fires, false positives included.
+	Active units.Fraction `yaml:"active" spec:"required"`
+	// Cached is the share of the FFN weights held in DRAM: the neurons
+	// recent tokens activated (the paper's window).
+	Cached units.Fraction `yaml:"cached"`
+	// Fresh is the share of the FFN weights read from storage for a
+	// token: the active neurons the window does not hold.
+	Fresh units.Fraction `yaml:"fresh" spec:"required"`
 }
 
 // Efficiency is the share of the modelled rate a runtime's kernels reach on
@@ -221,6 +244,18 @@ func Decode(file string, data []byte) (*Profile, error) {
 	}
 	if p.Barrier > 0 && !slices.Contains(p.Units, hw.CPU) {
 		return nil, doc.Errorf("barrier", "%s: a barrier between operators is a CPU runtime's; this one drives %s", p.Barrier, strings.Join(p.Units, ", "))
+	}
+	if f := p.FlashFFN; f != nil {
+		switch {
+		case p.StreamLayers:
+			return nil, doc.Errorf("flash_ffn", "a runtime streams every layer (stream_layers) or reads the FFN's active neurons (flash_ffn), not both")
+		case f.Active <= 0 || f.Active > 1:
+			return nil, doc.Errorf("flash_ffn.active", "the share of FFN neurons a token computes: above 0 and at most 100%%")
+		case f.Cached < 0 || f.Cached >= 1:
+			return nil, doc.Errorf("flash_ffn.cached", "the share of the FFN weights held in DRAM: at least 0 and below 100%%")
+		case f.Fresh <= 0 || f.Fresh > f.Active || f.Fresh > 1-f.Cached:
+			return nil, doc.Errorf("flash_ffn.fresh", "the share of the FFN weights a token reads from storage: above 0, at most the active share (%s) and at most what DRAM does not hold (%s)", f.Active, 1-f.Cached)
+		}
 	}
 	if p.Efficiency.Memory < 0 || p.Efficiency.Memory > 1 {
 		return nil, doc.Errorf("efficiency.memory", "a share of the DRAM peak: above 0 and at most 100%%")

@@ -306,9 +306,35 @@ type memoryPlan struct {
 	// maps them, or streams them all: streamed).
 	paged    float64
 	streamed bool
+	// flash is the runtime's sparse FFN loading; nil when it has none.
+	flash *flashFFN
 	// kvRoom is the KV cache (all layers) that fits the budget beside the
 	// weights when the rest swaps; 0 when the KV cache never swaps.
 	kvRoom float64
+}
+
+// onStorage is the bytes of the weights that live on storage: the share
+// mapped or streamed, or the FFN's uncached share.
+func (p memoryPlan) onStorage(f Footprint) float64 {
+	if p.flash != nil {
+		return p.flash.ffn * (1 - float64(p.flash.Cached))
+	}
+	return p.paged * f.Weights
+}
+
+// loaded is the bytes a cold start reads into memory: the weights (and
+// draft) but those that live on storage.
+func (p memoryPlan) loaded(c *Config) float64 {
+	f := footprint(c)
+	return f.Weights + f.Draft - p.onStorage(f)
+}
+
+// pagedWeights is the bytes of the weights that live on storage.
+func (e *engine) pagedWeights(f Footprint) float64 { return e.memory().onStorage(f) }
+
+// memory is the run's memory plan.
+func (e *engine) memory() memoryPlan {
+	return memoryPlan{paged: e.paged, streamed: e.streamed, flash: e.flash, kvRoom: e.kvRoom}
 }
 
 // checkFit rejects a model the chip's DRAM cannot hold, or the app's
@@ -335,6 +361,19 @@ func checkFit(c *Config) (memoryPlan, error) {
 				c.Model.Name, c.Quant, c.Chip.ID, units.Approx(held, units.KindBytes), units.Approx(budget, units.KindBytes), contextHint(c, budget-2*f.Weights/float64(c.Model.Layers)-f.Draft))
 		}
 		return memoryPlan{paged: 1, streamed: true}, nil
+	}
+	if rt := c.Runtime; rt != nil && rt.FlashFFN != nil {
+		fl, err := newFlashFFN(c)
+		if err != nil {
+			return memoryPlan{}, err
+		}
+		// The FFN's cached share beside everything else.
+		stored := fl.ffn * (1 - float64(fl.Cached))
+		if held := f.Total() - stored; held > budget {
+			return memoryPlan{}, spec.Errorf("%s %s on %s does not fit even with its FFN on storage: the other weights, the %s of the FFN held in DRAM and the KV cache need %s, the app budget is %s (memory.app_share)%s",
+				c.Model.Name, c.Quant, c.Chip.ID, fl.Cached, units.Approx(held, units.KindBytes), units.Approx(budget, units.KindBytes), contextHint(c, budget-f.Weights+stored-f.Draft))
+		}
+		return memoryPlan{flash: fl}, nil
 	}
 	if f.Total() > has {
 		// Mapped, such a model would page most of its weights in every

@@ -109,6 +109,7 @@ type engine struct {
 	paged      float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
 	kvRoom     float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
 	streamed   bool           // every pass streams all the weights from storage (runtimes.Profile.StreamLayers)
+	flash      *flashFFN      // the FFN's active neurons are read from storage (runtimes.Profile.FlashFFN); nil: not
 	swapAt     *float64       // run time the KV cache first swapped
 	swapPeak   float64        // the most KV bytes swapped at once
 	sched      *scheduler     // the scheduling policy at work, when the run has one
@@ -688,6 +689,13 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 // next call reuses. Either way they are only read, until the next pass.
 func (e *engine) lower(w workloads.Work) []workloads.Op {
 	ops, kept := e.cfg.compiled().LowerKept(e.opBuf[:0], w)
+	if e.flash != nil {
+		if kept { // the graph's own: cut a copy
+			ops = append(e.opBuf[:0], ops...)
+			kept = false
+		}
+		e.flash.sparsify(ops, e.cfg.Model.FFN)
+	}
 	if !kept { // else the graph's own: the next pass must not lower into it
 		e.opBuf = ops
 	}

@@ -219,6 +219,17 @@ type Percentile struct {
 	P99 *float64 `json:"p99"`
 }
 
+// FlashFFNMemory is what a run with sparse FFN loading keeps on storage
+// and reads of it: StoredBytes of FFN weights stay there, a decode token
+// reads FreshBytesPerToken of them in reads of ReadBytes (one neuron's
+// rows) at ReadRate.
+type FlashFFNMemory struct {
+	StoredBytes        float64 `json:"stored_bytes"`
+	FreshBytesPerToken float64 `json:"fresh_bytes_per_token"`
+	ReadBytes          float64 `json:"read_bytes"`
+	ReadRate           float64 `json:"read_rate_bytes_per_s"`
+}
+
 // Memory is footprint, traffic and hit rates at every level.
 type Memory struct {
 	WeightsBytes float64 `json:"weights_bytes"`
@@ -232,6 +243,9 @@ type Memory struct {
 	AppBudget         float64 `json:"app_budget_bytes"`
 	PagedWeightsBytes float64 `json:"paged_weights_bytes"`
 	StorageBytes      float64 `json:"storage_bytes"`
+	// FlashFFN is the sparse FFN loading of a runtime with flash_ffn; nil
+	// for any other.
+	FlashFFN *FlashFFNMemory `json:"flash_ffn,omitempty"`
 	// SwappedKVBytes is the most of the KV cache that sat in swap at
 	// once, past the budget beside the weights, and SwapOnsetS when it
 	// first did (null: never).

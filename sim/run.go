@@ -44,7 +44,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer e.release()
 	e.beginSeries()
-	e.paged, e.kvRoom, e.streamed = plan.paged, plan.kvRoom, plan.streamed
+	e.paged, e.kvRoom, e.streamed, e.flash = plan.paged, plan.kvRoom, plan.streamed, plan.flash
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
 			return nil, err
@@ -78,7 +78,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, overflow
 	}
 	r.TTFT = s.ttft
-	r.ColdStartS = coldStart(&cfg, e.unit)
+	r.ColdStartS = coldStart(&cfg, e.unit, plan)
 	r.TTFTColdS = r.ColdStartS + r.TTFT
 	var prompted int
 	for _, t := range s.turns {
@@ -149,6 +149,9 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	}
 	e.firstDone = true
 	load := e.pageIn(ops)
+	if e.flash != nil {
+		load = e.flashIn(ops)
+	}
 	if e.streamed { // the next block loads while this one computes
 		hidden := min(load, t)
 		e.st.paging -= hidden
@@ -365,7 +368,7 @@ func (e *engine) finish(r *Result, total float64) {
 	prefill, decode := workloads.Prefill, workloads.Decode
 	r.Memory = Memory{
 		WeightsBytes: f.Weights, KVBytes: f.KV, KVResidentBytes: e.kvResident * float64(c.Model.Layers),
-		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.paged * f.Weights, StorageBytes: st.storageBytes,
+		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.pagedWeights(f), StorageBytes: st.storageBytes,
 		SwappedKVBytes: e.swapPeak, SwapOnsetS: e.swapAt,
 		SRAMBytes: st.sramBytes, L3Bytes: st.l3HitBytes, DRAMBytes: st.dramBytes, DRAMPeak: peak,
 		DRAMBWUtil:    ratio(st.dramBytes, peak*total),
@@ -381,6 +384,9 @@ func (e *engine) finish(r *Result, total float64) {
 		DMABuffers:     e.buffers,
 		TileBytes:      e.tile,
 		RowMissPenalty: c.Chip.Memory.DRAM.RandomPenalty,
+	}
+	if fl := e.flash; fl != nil {
+		r.Memory.FlashFFN = &FlashFFNMemory{StoredBytes: e.pagedWeights(f), FreshBytesPerToken: fl.read(1) * fl.ffn, ReadBytes: fl.neuron, ReadRate: c.Chip.Storage.ReadRate(fl.neuron)}
 	}
 	if e.sharesL3 {
 		r.Memory.L3BlockBytes = float64(e.l3Block)
@@ -403,6 +409,8 @@ func (e *engine) finish(r *Result, total float64) {
 	if e.streamed {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s streams all %s of %s's weights from storage every pass at %s, the next block loading while one computes: %s of the run waits on storage",
 			c.Runtime.ID, units.Approx(f.Weights, units.KindBytes), c.Model.Name, units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
+	} else if e.flash != nil {
+		r.Warnings = append(r.Warnings, e.flash.note(c, st.paging, total))
 	} else if e.paged > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,

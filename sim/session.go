@@ -340,18 +340,17 @@ func (e *engine) prefill(pass func(string, workloads.Work) float64, name string,
 }
 
 // coldStart is the time to load the model before its first prompt: the
-// weights read from storage, then the unit's runtime initialised.
-func coldStart(c *Config, u *hw.Unit) float64 {
-	f := footprint(c)
-	return (f.Weights+f.Draft)/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
+// weights that stay in memory read from storage (those that stay on
+// storage are read by the passes), then the unit's runtime initialised.
+func coldStart(c *Config, u *hw.Unit, plan memoryPlan) float64 {
+	return plan.loaded(c)/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
 }
 
 // coldLoad runs a cold start: the weights stream from storage into DRAM while
 // the host waits, then the host initialises the unit's runtime. It returns
 // its time.
 func (e *engine) coldLoad() float64 {
-	f := footprint(e.cfg)
-	w := f.Weights + f.Draft
+	w := e.memory().loaded(e.cfg)
 	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
 	e.advance(workloads.Prefill, workloads.Prefill.String(), counters{dramBytes: w, storageBytes: w}, read)
 	init := float64(e.unit.Init)
