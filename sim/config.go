@@ -342,8 +342,9 @@ func (e *engine) memory() memoryPlan {
 // budget with the weights that do not fit left on storage; a KV cache
 // that grows past the budget beside weights that fit swaps, where the
 // device swaps. A model larger than the DRAM itself is refused unless the
-// runtime streams its layers, holding only two blocks' weights. The plan
-// says which.
+// runtime streams its layers, holding only two blocks' weights, or reads
+// its FFN by active neuron (flash_ffn), holding the rest. The plan says
+// which.
 func checkFit(c *Config) (memoryPlan, error) {
 	f := footprint(c)
 	has := float64(c.Chip.Memory.DRAM.Capacity)

@@ -37,7 +37,11 @@ func flashMetal(t testing.TB, fresh float64) *runtimes.Profile {
 // run less 90% of the FFN weights. Twice the fresh share, twice the wait.
 func TestFlashFFNReadsTheFreshNeurons(t *testing.T) {
 	const gen = 4
-	o := opts{chip: "apple-m2-max", model: "llama-2-7b", quant: "F16", prompt: 0, gen: gen, fidelity: Analytic}
+	metal, err := runtimes.Load("llama.cpp-metal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts{chip: "apple-m2-max", model: "llama-2-7b", quant: "F16", prompt: 0, gen: gen, fidelity: Analytic, runtime: metal}
 	dense := simulate(t, o)
 	o.runtime = flashMetal(t, 0)
 	r := simulate(t, o)
