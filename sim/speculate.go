@@ -173,6 +173,17 @@ func (e *engine) newSpeculation() (*speculation, error) {
 			return nil, err
 		}
 		s.heat = e.heat
+		if m == e.cfg.Model {
+			// The plain step is the model's without the draft: its weights
+			// where that run would keep them (mapped past the budget,
+			// streamed, read by neuron), which the draft's own weights may
+			// have changed.
+			plan, err := checkFit(&c)
+			if err != nil {
+				return nil, err
+			}
+			s.paged, s.kvRoom, s.streamed, s.flash = plan.paged, plan.kvRoom, plan.streamed, plan.flash
+		}
 		return s, nil
 	}
 	drafter, err := side(d.Model)

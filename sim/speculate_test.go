@@ -223,3 +223,53 @@ func TestSpeculativeStepReuse(t *testing.T) {
 		t.Errorf("cycles %d vs %d: the acceptance draws must not depend on reuse", fast.Speculative.Cycles, exact.Speculative.Cycles)
 	}
 }
+
+// TestPlainStepIsTheRunWithoutTheDraft: the speed-up compares with the
+// model run alone. On the A17 Pro, Llama 3.1 8B Q4_0 (4.65 GB) fits the
+// app's 4.8 GiB alone but not beside the 1B draft (0.76 GB): with the
+// draft, llama.cpp-metal pages 268 MB of its weights in every pass, and
+// the plain step it is compared with stays the resident one — drafting
+// there costs more than it gains (speed-up below 1). A runtime that
+// streams every layer streams them with or without the draft, and its
+// plain step is the streamed one: a verify pass that streams the weights
+// once for several tokens is then worth it.
+func TestPlainStepIsTheRunWithoutTheDraft(t *testing.T) {
+	draft, err := workloads.LoadModel("llama-3.2-1b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metal, err := runtimes.Load("llama.cpp-metal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamed := *metal
+	streamed.StreamLayers = true
+	accept := 0.7
+	for _, c := range []struct {
+		rt           *runtimes.Profile
+		paged        bool // with the draft, and not without
+		speedUpOver1 bool
+	}{{metal, true, false}, {&streamed, false, true}} {
+		cfg := configFor(t, opts{chip: "apple-a17-pro", model: "llama-3.1-8b", prompt: 16, gen: 16, fidelity: Analytic, runtime: c.rt})
+		alone, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Draft = &Draft{Model: draft, Accept: &accept}
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := r.Speculative
+		step := 1 / *alone.Decode.TokensPerS
+		if math.Abs(s.PlainStepS/step-1) > 0.01 {
+			t.Errorf("%s: plain step %.4f s, the model alone decodes a token in %.4f s", c.rt.ID, s.PlainStepS, step)
+		}
+		if got := r.Memory.PagedWeightsBytes > 0 && alone.Memory.PagedWeightsBytes == 0; got != c.paged {
+			t.Errorf("%s: paged %.3g B with the draft, %.3g B alone", c.rt.ID, r.Memory.PagedWeightsBytes, alone.Memory.PagedWeightsBytes)
+		}
+		if (s.Speedup > 1) != c.speedUpOver1 {
+			t.Errorf("%s: speed-up %.2f", c.rt.ID, s.Speedup)
+		}
+	}
+}
