@@ -412,8 +412,12 @@ func (e *engine) finish(r *Result, total float64) {
 	} else if e.flash != nil {
 		r.Warnings = append(r.Warnings, e.flash.note(c, st.paging, total))
 	} else if e.paged > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
-			c.Model.Name, units.Approx(f.Total(), units.KindBytes), units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
+		with := ""
+		if f.Draft > 0 {
+			with = " with its draft"
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s%s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
+			c.Model.Name, units.Approx(f.Total(), units.KindBytes), with, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
 			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
 	r.Fallbacks, r.Boundaries = st.offUnit.results()
