@@ -317,7 +317,7 @@ type memoryPlan struct {
 // mapped or streamed, or the FFN's uncached share.
 func (p memoryPlan) onStorage(f Footprint) float64 {
 	if p.flash != nil {
-		return p.flash.ffn * (1 - float64(p.flash.Cached))
+		return p.flash.stored()
 	}
 	return p.paged * f.Weights
 }
@@ -327,14 +327,6 @@ func (p memoryPlan) onStorage(f Footprint) float64 {
 func (p memoryPlan) loaded(c *Config) float64 {
 	f := footprint(c)
 	return f.Weights + f.Draft - p.onStorage(f)
-}
-
-// pagedWeights is the bytes of the weights that live on storage.
-func (e *engine) pagedWeights(f Footprint) float64 { return e.memory().onStorage(f) }
-
-// memory is the run's memory plan.
-func (e *engine) memory() memoryPlan {
-	return memoryPlan{paged: e.paged, streamed: e.streamed, flash: e.flash, kvRoom: e.kvRoom}
 }
 
 // checkFit rejects a model the chip's DRAM cannot hold, or the app's
@@ -369,7 +361,7 @@ func checkFit(c *Config) (memoryPlan, error) {
 			return memoryPlan{}, err
 		}
 		// The FFN's cached share beside everything else.
-		stored := fl.ffn * (1 - float64(fl.Cached))
+		stored := fl.stored()
 		if held := f.Total() - stored; held > budget {
 			return memoryPlan{}, spec.Errorf("%s %s on %s does not fit even with its FFN on storage: the other weights, the %s of the FFN held in DRAM and the KV cache need %s, the app budget is %s (memory.app_share)%s",
 				c.Model.Name, c.Quant, c.Chip.ID, fl.Cached, units.Approx(held, units.KindBytes), units.Approx(budget, units.KindBytes), contextHint(c, budget-f.Weights+stored-f.Draft))

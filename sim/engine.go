@@ -106,10 +106,7 @@ type engine struct {
 	passSim    des.Time       // the event kernel's time when the current pass began (or the last one ended)
 	work       workloads.Work // the pass being run
 	spec       *speculation   // speculative decoding's draft, when the run has one
-	paged      float64        // the share of the weights that stays on storage and pages in each pass (mmap past the app budget)
-	kvRoom     float64        // the KV cache (all layers) the app budget holds; past it the KV swaps (0: never)
-	streamed   bool           // every pass streams all the weights from storage (runtimes.Profile.StreamLayers)
-	flash      *flashFFN      // the FFN's active neurons are read from storage (runtimes.Profile.FlashFFN); nil: not
+	mem        memoryPlan     // where the weights and the KV cache live: mapped past the budget, streamed, read by neuron, swapped
 	swapAt     *float64       // run time the KV cache first swapped
 	swapPeak   float64        // the most KV bytes swapped at once
 	sched      *scheduler     // the scheduling policy at work, when the run has one
@@ -689,12 +686,12 @@ func (e *engine) dramCost(s span, bytes float64) float64 {
 // next call reuses. Either way they are only read, until the next pass.
 func (e *engine) lower(w workloads.Work) []workloads.Op {
 	ops, kept := e.cfg.compiled().LowerKept(e.opBuf[:0], w)
-	if e.flash != nil {
+	if e.mem.flash != nil {
 		if kept { // the graph's own: cut a copy
 			ops = append(e.opBuf[:0], ops...)
 			kept = false
 		}
-		e.flash.sparsify(ops, e.cfg.Model.FFN)
+		e.mem.flash.sparsify(ops, e.cfg.Model.FFN)
 	}
 	if !kept { // else the graph's own: the next pass must not lower into it
 		e.opBuf = ops

@@ -34,6 +34,10 @@ func newFlashFFN(c *Config) (*flashFFN, error) {
 	return &flashFFN{FlashFFN: *c.Runtime.FlashFFN, ffn: ffn, neuron: ffn / float64(m.Layers*m.FFN)}, nil
 }
 
+// stored is the bytes of the FFN weights that stay on storage: all but
+// the cached share.
+func (f *flashFFN) stored() float64 { return f.ffn * (1 - float64(f.Cached)) }
+
 // computed is the share of the FFN neurons a pass of tokens rows
 // computes: the union of the rows' active neurons, each row's drawn
 // independently.
@@ -71,7 +75,7 @@ func (f *flashFFN) sparsify(ops []workloads.Op, ffnDim int) {
 // flashIn reads a pass's fresh FFN neurons from storage at the rate reads
 // of one neuron's rows reach (hw.Storage.ReadRate) and returns the time.
 func (e *engine) flashIn(ops []workloads.Op) float64 {
-	f := e.flash
+	f := e.mem.flash
 	tokens := 1
 	for _, op := range ops {
 		if op.Role == workloads.RoleFFN && op.Kind == workloads.KindMatMul {
@@ -89,7 +93,7 @@ func (e *engine) flashIn(ops []workloads.Op) float64 {
 // note is the warning a flash run carries: what it reads a token and
 // at what rate.
 func (f *flashFFN) note(c *Config, paging, total float64) string {
-	return c.Runtime.ID + " keeps " + units.Approx(f.ffn*(1-float64(f.Cached)), units.KindBytes) + " of " + c.Model.Name + "'s FFN weights on storage and reads the neurons each token activates that DRAM lacks (" +
-		units.Format(float64(f.Fresh), units.KindFraction) + " of the FFN, " + units.Approx(float64(f.Fresh)*f.ffn, units.KindBytes) + " a token) in reads of " +
+	return c.Runtime.ID + " keeps " + units.Approx(f.stored(), units.KindBytes) + " of " + c.Model.Name + "'s FFN weights on storage and reads the neurons each token activates that DRAM lacks (" +
+		units.Format(float64(f.Fresh), units.KindFraction) + " of the FFN, " + units.Approx(f.read(1)*f.ffn, units.KindBytes) + " a token) in reads of " +
 		units.Approx(f.neuron, units.KindBytes) + " at " + units.Approx(c.Chip.Storage.ReadRate(f.neuron), units.KindByteRate) + ": " + pctOf(paging, total) + " of the run waits on storage"
 }

@@ -19,7 +19,6 @@ func flashMetal(t testing.TB, fresh float64) *runtimes.Profile {
 		t.Fatal(err)
 	}
 	p := *rt
-	p.Mmap = false
 	p.FlashFFN = &runtimes.FlashFFN{Active: 0.10, Cached: 0.24, Fresh: 0.024}
 	if fresh > 0 {
 		p.FlashFFN.Fresh = units.Fraction(0.024 * fresh)

@@ -44,7 +44,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer e.release()
 	e.beginSeries()
-	e.paged, e.kvRoom, e.streamed, e.flash = plan.paged, plan.kvRoom, plan.streamed, plan.flash
+	e.mem = plan
 	if cfg.Draft != nil {
 		if e.spec, err = e.newSpeculation(); err != nil {
 			return nil, err
@@ -149,10 +149,7 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	}
 	e.firstDone = true
 	load := e.pageIn(ops)
-	if e.flash != nil {
-		load = e.flashIn(ops)
-	}
-	if e.streamed { // the next block loads while this one computes
+	if e.mem.streamed { // the next block loads while this one computes
 		hidden := min(load, t)
 		e.st.paging -= hidden
 		load -= hidden
@@ -174,16 +171,20 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 // through a layer's weights into long reads). The page cache is taken to
 // keep the same weights resident from pass to pass — a scan-resistant
 // cache; a plain LRU over a walk longer than itself keeps none, so this
-// is the optimistic case. It returns the time.
+// is the optimistic case. A runtime that reads its FFN by neuron reads
+// the pass's fresh neurons instead (flashIn). It returns the time.
 func (e *engine) pageIn(ops []workloads.Op) float64 {
-	if e.paged == 0 {
+	if e.mem.flash != nil {
+		return e.flashIn(ops)
+	}
+	if e.mem.paged == 0 {
 		return 0
 	}
 	var w float64
 	for _, op := range ops {
 		w += op.Touch(workloads.Weights)
 	}
-	bytes := e.paged * w
+	bytes := e.mem.paged * w
 	t := bytes / float64(e.cfg.Chip.Storage.ReadBandwidth)
 	e.st.storageBytes += bytes
 	e.st.paging += t
@@ -195,7 +196,7 @@ func (e *engine) pageIn(ops []workloads.Op) float64 {
 // cache beyond kvRoom is read from swap once, at the swap's bandwidth.
 // It returns the time.
 func (e *engine) swapIn(w workloads.Work) float64 {
-	if e.kvRoom == 0 {
+	if e.mem.kvRoom == 0 {
 		return 0
 	}
 	over := e.noteContext(w.Context + w.Tokens)
@@ -211,10 +212,10 @@ func (e *engine) swapIn(w workloads.Work) float64 {
 // swapped at once, for a pass or a decode step (simulated or not) that
 // ends at context ctx, and returns the bytes in swap then.
 func (e *engine) noteContext(ctx int) float64 {
-	if e.kvRoom == 0 {
+	if e.mem.kvRoom == 0 {
 		return 0
 	}
-	over := e.kvAt(ctx) - e.kvRoom
+	over := e.kvAt(ctx) - e.mem.kvRoom
 	if over > 0 {
 		if e.swapAt == nil {
 			e.swapAt = ptr(e.clock)
@@ -368,7 +369,7 @@ func (e *engine) finish(r *Result, total float64) {
 	prefill, decode := workloads.Prefill, workloads.Decode
 	r.Memory = Memory{
 		WeightsBytes: f.Weights, KVBytes: f.KV, KVResidentBytes: e.kvResident * float64(c.Model.Layers),
-		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.pagedWeights(f), StorageBytes: st.storageBytes,
+		AppBudget: c.Chip.Memory.AppBudget(), PagedWeightsBytes: e.mem.onStorage(f), StorageBytes: st.storageBytes,
 		SwappedKVBytes: e.swapPeak, SwapOnsetS: e.swapAt,
 		SRAMBytes: st.sramBytes, L3Bytes: st.l3HitBytes, DRAMBytes: st.dramBytes, DRAMPeak: peak,
 		DRAMBWUtil:    ratio(st.dramBytes, peak*total),
@@ -385,8 +386,8 @@ func (e *engine) finish(r *Result, total float64) {
 		TileBytes:      e.tile,
 		RowMissPenalty: c.Chip.Memory.DRAM.RandomPenalty,
 	}
-	if fl := e.flash; fl != nil {
-		r.Memory.FlashFFN = &FlashFFNMemory{StoredBytes: e.pagedWeights(f), FreshBytesPerToken: fl.read(1) * fl.ffn, ReadBytes: fl.neuron, ReadRate: c.Chip.Storage.ReadRate(fl.neuron)}
+	if fl := e.mem.flash; fl != nil {
+		r.Memory.FlashFFN = &FlashFFNMemory{StoredBytes: fl.stored(), FreshBytesPerToken: fl.read(1) * fl.ffn, ReadBytes: fl.neuron, ReadRate: c.Chip.Storage.ReadRate(fl.neuron)}
 	}
 	if e.sharesL3 {
 		r.Memory.L3BlockBytes = float64(e.l3Block)
@@ -406,19 +407,19 @@ func (e *engine) finish(r *Result, total float64) {
 			*e.swapAt, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), units.Approx(e.swapPeak, units.KindBytes), map[string]string{"zram": "compressed memory (zram)", "storage": "the swap file"}[sw.Kind],
 			units.Approx(float64(sw.Bandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
-	if e.streamed {
+	if e.mem.streamed {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s streams all %s of %s's weights from storage every pass at %s, the next block loading while one computes: %s of the run waits on storage",
 			c.Runtime.ID, units.Approx(f.Weights, units.KindBytes), c.Model.Name, units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
-	} else if e.flash != nil {
-		r.Warnings = append(r.Warnings, e.flash.note(c, st.paging, total))
-	} else if e.paged > 0 {
+	} else if e.mem.flash != nil {
+		r.Warnings = append(r.Warnings, e.mem.flash.note(c, st.paging, total))
+	} else if e.mem.paged > 0 {
 		with := ""
 		if f.Draft > 0 {
 			with = " with its draft"
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s needs %s%s, past the app budget of %s: %s maps its weights, so %s of them stay on storage and page in every pass at %s (%s of the run)",
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), with, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
-			units.Approx(e.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
+			units.Approx(e.mem.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
 	r.Fallbacks, r.Boundaries = st.offUnit.results()
 	if len(r.Boundaries) == 0 {

@@ -350,7 +350,7 @@ func coldStart(c *Config, u *hw.Unit, plan memoryPlan) float64 {
 // the host waits, then the host initialises the unit's runtime. It returns
 // its time.
 func (e *engine) coldLoad() float64 {
-	w := e.memory().loaded(e.cfg)
+	w := e.mem.loaded(e.cfg)
 	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
 	e.advance(workloads.Prefill, workloads.Prefill.String(), counters{dramBytes: w, storageBytes: w}, read)
 	init := float64(e.unit.Init)

@@ -182,7 +182,7 @@ func (e *engine) newSpeculation() (*speculation, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.paged, s.kvRoom, s.streamed, s.flash = plan.paged, plan.kvRoom, plan.streamed, plan.flash
+			s.mem = plan
 		}
 		return s, nil
 	}
