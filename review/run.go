@@ -47,10 +47,11 @@ func (r run) config(chip string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
-	chipSets, modelSets, scenarioSets, err := sim.SplitSets(r.sets)
+	sets, err := sim.SplitSets(r.sets)
 	if err != nil {
 		return sim.Config{}, err
 	}
+	chipSets, modelSets, scenarioSets := sets.Chip, sets.Model, sets.Scenario
 	var scenario *workloads.Scenario
 	if r.scenario != "" {
 		if scenario, err = workloads.LoadScenario(r.scenario, scenarioSets); err != nil {
@@ -74,7 +75,7 @@ func (r run) config(chip string) (sim.Config, error) {
 		}
 	}
 	cfg := sim.Config{
-		Chip: c, Model: model, Quant: q, KV: kv, Policy: pol, Scenario: scenario, Duration: r.duration,
+		Chip: c, Model: model, Quant: q, KV: kv, Policy: pol, Scenario: scenario, Duration: r.duration, RuntimeSets: sets.Runtime,
 		Prompt: r.prompt, Gen: r.gen, Batch: r.batch, Fidelity: fid, Seed: r.seed,
 	}
 	// The chip as its runtime runs it, as simulate resolves it: a config

@@ -3,6 +3,7 @@ package runtimes
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -188,10 +189,53 @@ func Load(ref string) (*Profile, error) {
 }
 
 // Decode reads a runtime profile strictly and checks what spans fields.
-func Decode(file string, data []byte) (*Profile, error) {
-	var p Profile
-	doc, err := spec.ParseInto(file, data, &p)
+func Decode(file string, data []byte) (*Profile, error) { return decode(file, data, nil) }
+
+// With is the profile with overrides applied (paths without the
+// "runtime." prefix: context=32768, efficiency.gemv.q4_0=15%), checked as
+// a file of it would be; each figure set cites the override. The ID stays
+// the profile's. No overrides: p itself.
+func (p *Profile) With(sets []spec.Override) (*Profile, error) {
+	if len(sets) == 0 {
+		return p, nil
+	}
+	if p == None {
+		return nil, &spec.Error{Field: "set", Path: "runtime." + sets[0].Path, Msg: "the run's runtime is none, which applies no profile: there is nothing to set"}
+	}
+	data, err := p.Encode()
 	if err != nil {
+		return nil, err
+	}
+	q, err := decode("runtime "+p.ID, data, sets)
+	if e := (*spec.Error)(nil); errors.As(err, &e) && e.Path != "" {
+		c := *e // the path as the user wrote it
+		c.Path = "runtime." + e.Path
+		return nil, &c
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.ID = p.ID
+	if q.Sources == nil {
+		q.Sources = map[string]string{}
+	}
+	for _, o := range sets {
+		q.Sources[o.Path] = "set: runtime." + o.Path + "=" + o.Value
+	}
+	return q, nil
+}
+
+// decode is Decode with overrides applied before the checks.
+func decode(file string, data []byte, sets []spec.Override) (*Profile, error) {
+	var p Profile
+	doc, err := spec.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := doc.Apply(sets, &p); err != nil {
+		return nil, err
+	}
+	if err := doc.Decode(&p); err != nil {
 		return nil, err
 	}
 	kinds := []string{"npu", "gpu", "cpu", "dsp"}

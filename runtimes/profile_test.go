@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw"
+	"github.com/edgetwin/edgetwin/hw/spec"
 )
 
 // The catalog holds at least the runtimes CONTRACT.md names, and every
@@ -162,6 +163,42 @@ func TestDeploymentExampleRuntimes(t *testing.T) {
 		}
 		if _, err := Decode(file, got); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// With sets a profile's figures as a file of it would, each citing its
+// override, and names a bad one by its runtime. path.
+func TestWith(t *testing.T) {
+	p := MustLoad("ollama")
+	q, err := p.With([]spec.Override{{Path: "context", Value: "32768"}, {Path: "efficiency.gemv.q4_0", Value: "9%"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.ID != "ollama" || q.Context != 32768 || q.Efficiency.GEMV["q4_0"] != 0.09 {
+		t.Errorf("set: id %s, context %d, gemv q4_0 %v; want ollama, 32768, 9%%", q.ID, q.Context, q.Efficiency.GEMV["q4_0"])
+	}
+	if got := q.Sources["context"]; got != "set: runtime.context=32768" {
+		t.Errorf("context's source %q, want the override", got)
+	}
+	if p.Context != 4096 || p.Sources["context"] == q.Sources["context"] {
+		t.Errorf("the catalog's profile changed: context %d", p.Context)
+	}
+	if same, _ := p.With(nil); same != p {
+		t.Error("no overrides: want the profile itself")
+	}
+	for _, c := range []struct {
+		p    *Profile
+		set  spec.Override
+		want string
+	}{
+		{p, spec.Override{Path: "contxt", Value: "1"}, `field runtime.contxt: unknown path`},
+		{p, spec.Override{Path: "context", Value: "-5"}, "field runtime.context: -5 is not allowed"},
+		{p, spec.Override{Path: "efficiency.gemv.q4_0", Value: "150%"}, "field runtime.efficiency.gemv.q4_0: an efficiency is a share"},
+		{None, spec.Override{Path: "context", Value: "1"}, "field runtime.context: the run's runtime is none"},
+	} {
+		if _, err := c.p.With([]spec.Override{c.set}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=%s: error %v, want it to contain %q", c.set.Path, c.set.Value, err, c.want)
 		}
 	}
 }

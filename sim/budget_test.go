@@ -188,3 +188,48 @@ func TestStreamedWeightsMayOutgrowTheDRAM(t *testing.T) {
 		t.Errorf("streamed %.3g of %.3g B, %.3g B read in 2 passes: want all but the embedding table each pass", s.PagedWeightsBytes, s.WeightsBytes, s.StorageBytes)
 	}
 }
+
+// A runtime's context setting sizes the KV cache it allocates, whether the
+// runtime was named or chosen: Ollama's num_ctx raised from its 4096 to
+// 32768 gives Llama 2 7B (32 layers × 4096 keys and values × 2 bytes,
+// 512 KiB a token) 16 GiB of KV for a 24-token run, and the 8 Elite's
+// default runtime (Genie) set to 8192 gives Llama 3.2 1B (16 layers × 8
+// heads × 64 × 2 × 2 bytes, 32 KiB a token) 256 MiB. Past the DRAM the
+// refusal says that the runtime's context sized it.
+func TestRuntimeContextSizesTheKV(t *testing.T) {
+	run := func(chip, model, quant string, rt *runtimes.Profile, sets ...spec.Override) (*Result, error) {
+		cfg := configFor(t, opts{chip: chip, model: model, quant: quant, prompt: 16, gen: 8, fidelity: Analytic, runtime: rt})
+		cfg.RuntimeSets = sets
+		return Run(context.Background(), cfg)
+	}
+	for _, c := range []struct {
+		chip, model, quant string
+		rt                 *runtimes.Profile
+		context            string
+		want               float64
+	}{
+		{"jetson-agx-orin", "llama-2-7b", "Q4_0", runtimes.MustLoad("ollama"), "", 4096 * 512 << 10},
+		{"jetson-agx-orin", "llama-2-7b", "Q4_0", runtimes.MustLoad("ollama"), "32768", 16 << 30},
+		{"snapdragon-8-elite", "llama-3.2-1b", "W4A16", nil, "8192", 256 << 20},
+	} {
+		var sets []spec.Override
+		if c.context != "" {
+			sets = []spec.Override{{Path: "context", Value: c.context}}
+		}
+		r, err := run(c.chip, c.model, c.quant, c.rt, sets...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Memory.KVBytes != c.want {
+			t.Errorf("%s on %s, context %q: KV %.0f bytes, want %.0f", c.model, c.chip, c.context, r.Memory.KVBytes, c.want)
+		}
+	}
+	_, err := run("raspberry-pi-5-16gb", "llama-2-7b", "Q4_0", runtimes.MustLoad("ollama"), spec.Override{Path: "context", Value: "32768"})
+	if want := "ollama preallocates its context of 32768; the run needs 24"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("32K on a 16 GiB Pi 5: error %v, want it to say %q", err, want)
+	}
+	_, err = run("seed-c", "llama-2-7b", "Q4_0", nil, spec.Override{Path: "context", Value: "1"})
+	if want := "no runtime profile applies"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a chip no runtime drives: error %v, want it to say %q", err, want)
+	}
+}

@@ -155,6 +155,9 @@ type Config struct {
 	// Threads the CPU threads it uses (0: the runtime's default).
 	Runtime *runtimes.Profile
 	Threads int
+	// RuntimeSets override figures of the runtime the run uses, given or
+	// chosen (--set runtime.context=32768; paths without the prefix).
+	RuntimeSets []spec.Override
 	// CPULayers are the blocks the CPU runs instead of the unit, a layer
 	// split (handoff.go); none: the unit runs every block it supports.
 	CPULayers Layers
@@ -436,12 +439,16 @@ func contextHint(c *Config, room float64) string {
 				parts = append(parts, fmt.Sprintf("%s %d", p.field, p.n))
 			}
 		}
+		sized := strings.Join(parts, " + ")
+		if rt := c.Runtime; rt != nil && rt.Context > c.context() {
+			sized = fmt.Sprintf("%s preallocates its context of %d; the run needs %d: %s", rt.ID, rt.Context, c.context(), sized)
+		}
 		batch := ""
 		if b := c.runBatch(); b > 1 {
 			batch = fmt.Sprintf(" for each of the batch's %d sequences", b)
 		}
 		return fmt.Sprintf("; the KV cache holds %d tokens (%s)%s: %d fit beside the weights",
-			c.allocated(), strings.Join(parts, " + "), batch, max(0, int(room/perToken)))
+			c.allocated(), sized, batch, max(0, int(room/perToken)))
 	}
 	grows := fmt.Sprintf("; the %s scenario's context grows to %d tokens", sc.Name, c.context())
 	if sc.ContextLimit == 0 {

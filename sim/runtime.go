@@ -48,7 +48,29 @@ func (c Choice) RuntimeID() string { return runtimeID(c.Runtime) }
 // a hypothetical chip's NPU, a teaching chip's — has a higher peak: such a
 // unit runs on the chip file's own figures (NoRuntime), as does any
 // chip no runtime fits.
+//
+// cfg.RuntimeSets then apply to the runtime chosen (runtimes.Profile.With):
+// they change its figures, not the choice.
 func Choose(cfg *Config) (Choice, error) {
+	ch, err := choose(cfg)
+	if err != nil || len(cfg.RuntimeSets) == 0 {
+		return ch, err
+	}
+	if ch.Runtime == nil {
+		why := fmt.Sprintf("no runtime profile applies to %s on %s (the chip's own figures run it): there is nothing to set; name a runtime", cfg.Model.Name, cfg.Chip.ID)
+		if cfg.Runtime == runtimes.None {
+			why = "the run's runtime is none, which applies no profile: there is nothing to set"
+		}
+		return Choice{}, &spec.Error{Field: "set", Path: "runtime." + cfg.RuntimeSets[0].Path, Msg: why}
+	}
+	if ch.Runtime, err = ch.Runtime.With(cfg.RuntimeSets); err != nil {
+		return Choice{}, err
+	}
+	return ch, nil
+}
+
+// choose is Choose before the overrides.
+func choose(cfg *Config) (Choice, error) {
 	if cfg.Runtime == runtimes.None {
 		u, dt, err := pickUnit(cfg)
 		return Choice{Unit: u, Dtype: dt}, err

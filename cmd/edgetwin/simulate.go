@@ -64,7 +64,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed for every random choice (MoE routing)")
 	fl.StringVar(&f.format, "format", string(reports.Table), "output: table, json or csv")
 	fl.StringVar(&f.calibration, "calibration", "", "a calibration overlay from edgetwin calibrate fit, applied before --set")
-	fl.StringArrayVar(&f.sets, "set", nil, "override a field, PATH=VALUE (chip paths unprefixed, model paths as model.PATH); repeatable")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a field, PATH=VALUE (chip paths unprefixed; model.PATH, scenario.PATH and runtime.PATH for the model, the scenario and the runtime profile); repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("soc", completeIDs(hw.ChipIDs))
 	_ = cmd.RegisterFlagCompletionFunc("model", completeIDs(workloads.ModelIDs))
 	_ = cmd.RegisterFlagCompletionFunc("fidelity", cobra.FixedCompletions([]string{"analytic", "tile", "line"}, cobra.ShellCompDirectiveNoFileComp))
@@ -123,10 +123,11 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, flagErr("--kv-dtype", err)
 	}
-	chipSets, modelSets, scenarioSets, err := sim.SplitSets(f.sets)
+	sets, err := sim.SplitSets(f.sets)
 	if err != nil {
 		return sim.Config{}, inputErr(err)
 	}
+	chipSets, modelSets, scenarioSets := sets.Chip, sets.Model, sets.Scenario
 	var scenario *workloads.Scenario
 	if f.scenario != "" {
 		if scenario, err = workloads.LoadScenario(f.scenario, scenarioSets); err != nil {
@@ -191,7 +192,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	cfg := sim.Config{
 		Draft: draft, Schedule: sched,
 		Chip: chip, Model: model, Quant: q, KV: kv, Unit: f.unit, Policy: pol, Scenario: scenario, Duration: duration,
-		Runtime: rt, Threads: f.threads, CPULayers: cpuLayers, LayersOn: layersOn,
+		Runtime: rt, RuntimeSets: sets.Runtime, Threads: f.threads, CPULayers: cpuLayers, LayersOn: layersOn,
 		Prompt: f.prompt, Depth: f.depth, Gen: f.gen, Batch: f.batch, Fidelity: fid, Seed: f.seed,
 	}
 	// The chip as its runtime runs it, so that every reader of the config
