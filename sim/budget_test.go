@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,6 +223,10 @@ func TestRuntimeContextSizesTheKV(t *testing.T) {
 		}
 		if r.Memory.KVBytes != c.want {
 			t.Errorf("%s on %s, context %q: KV %.0f bytes, want %.0f", c.model, c.chip, c.context, r.Memory.KVBytes, c.want)
+		}
+		i := slices.IndexFunc(r.Provenance, func(e spec.Entry) bool { return e.Path == "runtime.context" })
+		if set := i >= 0 && r.Provenance[i].Value == c.context && r.Provenance[i].Source == spec.SetOrigin; set != (c.context != "") {
+			t.Errorf("%s on %s, context %q: the override's provenance is %v, want it there only when set", c.model, c.chip, c.context, set)
 		}
 	}
 	_, err := run("raspberry-pi-5-16gb", "llama-2-7b", "Q4_0", runtimes.MustLoad("ollama"), spec.Override{Path: "context", Value: "32768"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -525,6 +526,14 @@ func resolve(cfg *Config) (Choice, error) {
 	cfg.Chip = withRuntime(cfg.Chip, choice, cfg.Threads)
 	if choice.Runtime != nil {
 		cfg.Runtime = choice.Runtime
+	}
+	// The runtime's overridden figures are inputs of the run like the
+	// chip's: in its provenance, as --set.
+	for _, o := range cfg.RuntimeSets {
+		path := "runtime." + o.Path
+		if !slices.ContainsFunc(cfg.Chip.Provenance, func(e spec.Entry) bool { return e.Path == path }) {
+			cfg.Chip.Provenance = append(cfg.Chip.Provenance, spec.Entry{Path: path, Value: o.Value, Source: spec.SetOrigin})
+		}
 	}
 	// The CPU that runs part of the model beside the unit (a layer split,
 	// operators the unit lacks) runs it at what a CPU runtime reaches
