@@ -24,25 +24,33 @@ const varyKey = "vary"
 // keys and the named fields under vary.
 type PointEnv struct {
 	env      *Env
-	fields   []string
+	fields   []sweep.Field
 	template map[string]any // a result's tree, for the null tree of a point that did not run
 }
 
 // NewPointEnv builds the environment of a sweep whose points have these
 // fields. Two fields whose names nest (memory.l3 and memory.l3.size)
 // cannot both be numbers: that is an error.
-func NewPointEnv(fields []string) (*PointEnv, error) {
+func NewPointEnv(fields []sweep.Field) (*PointEnv, error) {
 	template := resultTemplate()
 	example := resultTemplate()
 	vary := map[string]any{}
 	for _, f := range fields {
-		if err := put(vary, f, 0.0); err != nil {
+		var v any = 0.0
+		if f.Choices != nil {
+			v = "" // a field of names (vary.quant == "Q8_0")
+		}
+		if err := put(vary, f.Name, v); err != nil {
 			return nil, err
 		}
 	}
 	example[varyKey] = vary
+	names := make([]string, len(fields))
+	for k, f := range fields {
+		names[k] = f.Name
+	}
 	e := &Env{example: example, known: map[string]bool{}, kinds: map[string]units.Kind{},
-		names: "the keys of the simulate result, as its JSON prints them, and the varied fields under vary.: " + varyNames(fields)}
+		names: "the keys of the simulate result, as its JSON prints them, and the varied fields under vary.: " + varyNames(names)}
 	leaves, inner := paths(example)
 	for _, p := range append(leaves, inner...) {
 		e.known[p] = true
@@ -60,9 +68,9 @@ func varyNames(fields []string) string {
 	return strings.Join(names, ", ")
 }
 
-// put sets the number at a dotted path of a tree, making the maps on the
+// put sets the value at a dotted path of a tree, making the maps on the
 // way.
-func put(m map[string]any, path string, v float64) error {
+func put(m map[string]any, path string, v any) error {
 	parts := strings.Split(path, ".")
 	for _, p := range parts[:len(parts)-1] {
 		next, ok := m[p]
@@ -111,7 +119,11 @@ func (pe *PointEnv) Point(r *sim.Result, values []float64) (map[string]any, erro
 	}
 	vary := map[string]any{}
 	for k, f := range pe.fields {
-		if err := put(vary, f, values[k]); err != nil {
+		var v any = values[k]
+		if f.Choices != nil {
+			v = f.Text(values[k])
+		}
+		if err := put(vary, f.Name, v); err != nil {
 			return nil, err
 		}
 	}
@@ -152,11 +164,7 @@ func SweepJudge(r *sweep.Result) (func(*sim.Result, []float64, string) ([]string
 	if len(r.Requires) == 0 && len(r.Objectives) == 0 {
 		return nil, nil
 	}
-	names := make([]string, len(r.Fields))
-	for k, fd := range r.Fields {
-		names[k] = fd.Name
-	}
-	pe, err := NewPointEnv(names)
+	pe, err := NewPointEnv(r.Fields)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/hw/units"
 	"github.com/edgetwin/edgetwin/internal/atomicfile"
-	"github.com/edgetwin/edgetwin/internal/numfmt"
 	"github.com/edgetwin/edgetwin/sim"
 	"github.com/edgetwin/edgetwin/sweep"
 	"gonum.org/v1/plot"
@@ -121,7 +120,7 @@ func SweepPlotData(s *sweep.Result) PlotData {
 		var parts, key []string
 		for k, f := range s.Fields[1:] {
 			if !f.Derived {
-				parts = append(parts, f.Name+"="+numfmt.Value(p.Values[k+1], f.Kind))
+				parts = append(parts, f.Name+"="+f.Text(p.Values[k+1]))
 				key = append(key, strconv.FormatFloat(p.Values[k+1], 'g', -1, 64))
 			}
 		}

@@ -134,7 +134,7 @@ func (j sweepJSON) MarshalJSON() ([]byte, error) {
 		}
 		b.WriteByte('{')
 		for k, f := range j.s.Fields {
-			member(&b, k > 0, f.Name, jsonNumber(p.Values[k]))
+			member(&b, k > 0, f.Name, f.JSON(p.Values[k]))
 		}
 		for k, m := range j.s.Metrics {
 			v := "null"
@@ -228,8 +228,12 @@ func SweepCSV(w io.Writer, s *sweep.Result) error {
 	someFailed := failed(s)
 	for _, p := range s.Points {
 		var rec []string
-		for _, v := range p.Values {
-			rec = append(rec, jsonNumber(v))
+		for k, v := range p.Values {
+			cell := jsonNumber(v)
+			if f := s.Fields[k]; f.Choices != nil {
+				cell = f.Text(v)
+			}
+			rec = append(rec, cell)
 		}
 		for _, m := range p.Metrics {
 			cell := ""
@@ -274,7 +278,7 @@ func SweepTable(w io.Writer, s *sweep.Result) error {
 	fmt.Fprintln(tw, tableTrailer(unmet(s), failed(s)))
 	for _, p := range s.Points {
 		for k, f := range s.Fields {
-			fmt.Fprintf(tw, "%s\t", numfmt.Value(p.Values[k], f.Kind))
+			fmt.Fprintf(tw, "%s\t", f.Text(p.Values[k]))
 		}
 		for k, m := range p.Metrics {
 			cell := "—"

@@ -6,6 +6,13 @@
 //
 // A range is FIELD=a..b:step (additive), FIELD=a..b:xN (multiplicative),
 // both ends included, or FIELD=a,b,c; values take units (1MiB, 40GB/s).
+// A field of names (quant, model, runtime: ChoiceFields) takes a list of
+// names, quant=Q4_0,Q5_K_M,Q8_0; its Values are the indices of its
+// Choices, so a point is still a vector of numbers, and every output
+// writes the name (Field.Text, Field.JSON), the JSON Lines form too. A
+// point passes such a field to Load as NAME=value after the sweep's own
+// --set values, and the caller runs it as its flag.
+//
 // ParseVaries reads the --vary flags into Axes; the first axis is the
 // outermost loop, so point i of a sweep is i written in the mixed radix
 // of the axes' lengths.

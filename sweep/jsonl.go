@@ -50,10 +50,11 @@ type headerJSON struct {
 }
 
 type fieldJSON struct {
-	Name    string `json:"name"`
-	Label   string `json:"label"`
-	Kind    string `json:"kind,omitempty"` // units.Kind's name; none for plain numbers
-	Derived bool   `json:"derived,omitempty"`
+	Name    string   `json:"name"`
+	Label   string   `json:"label"`
+	Kind    string   `json:"kind,omitempty"` // units.Kind's name; none for plain numbers
+	Derived bool     `json:"derived,omitempty"`
+	Choices []string `json:"choices,omitempty"` // a field of names: what it takes
 }
 
 type headerLine struct {
@@ -67,7 +68,7 @@ func (h Header) toJSON() headerJSON {
 		j.Pareto = append(j.Pareto, o.String())
 	}
 	for _, f := range h.Fields {
-		fj := fieldJSON{Name: f.Name, Label: f.Label, Derived: f.Derived}
+		fj := fieldJSON{Name: f.Name, Label: f.Label, Derived: f.Derived, Choices: f.Choices}
 		if f.Kind != 0 {
 			fj.Kind = f.Kind.String()
 		}
@@ -86,7 +87,7 @@ func (j headerJSON) header() (Header, error) {
 		h.Objectives = objs
 	}
 	for _, fj := range j.Fields {
-		f := Field{Name: fj.Name, Label: fj.Label, Derived: fj.Derived}
+		f := Field{Name: fj.Name, Label: fj.Label, Derived: fj.Derived, Choices: fj.Choices}
 		if fj.Kind != "" {
 			for k := units.KindBytes; k <= units.KindFraction; k++ {
 				if k.String() == fj.Kind {
@@ -136,6 +137,14 @@ func (e *Encoder) Encode(p Point) error {
 	b.WriteString(`{"index":`)
 	b.WriteString(strconv.Itoa(p.Index))
 	for k, f := range e.h.Fields {
+		if f.Choices != nil {
+			name, _ := json.Marshal(f.Name)
+			b.WriteByte(',')
+			b.Write(name)
+			b.WriteByte(':')
+			b.WriteString(f.JSON(p.Values[k]))
+			continue
+		}
 		if err := member(&b, f.Name, &p.Values[k]); err != nil {
 			return err
 		}
@@ -326,7 +335,7 @@ func differ(a, b Header) string {
 		return fmt.Sprintf("their other settings differ (digest %s vs %s)", a.Flags, b.Flags)
 	case a.SoC != b.SoC || a.Model != b.Model || a.Quant != b.Quant:
 		return fmt.Sprintf("%s %s on %s vs %s %s on %s", a.Model, a.Quant, a.SoC, b.Model, b.Quant, b.SoC)
-	case !slices.Equal(a.Fields, b.Fields):
+	case !slices.EqualFunc(a.Fields, b.Fields, Field.same):
 		return "their fields differ"
 	case !slices.Equal(a.Requires, b.Requires):
 		return fmt.Sprintf("require %q vs %q", a.Requires, b.Requires)
@@ -381,6 +390,18 @@ func decodePoint(h *Header, obj map[string]json.RawMessage) (Point, error) {
 		return &v, nil
 	}
 	for _, f := range h.Fields {
+		if f.Choices != nil {
+			var name string
+			if err := json.Unmarshal(obj[f.Name], &name); err != nil {
+				return Point{}, fmt.Errorf("point %d: %s is %s, not a name", p.Index, f.Name, obj[f.Name])
+			}
+			i := slices.Index(f.Choices, name)
+			if i < 0 {
+				return Point{}, fmt.Errorf("point %d: %s is %q, which the sweep does not vary over (%s)", p.Index, f.Name, name, strings.Join(f.Choices, ", "))
+			}
+			p.Values = append(p.Values, float64(i))
+			continue
+		}
 		v, err := num(f.Name, false)
 		if err != nil {
 			return Point{}, err

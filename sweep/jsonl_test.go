@@ -122,3 +122,41 @@ func TestMergeErrors(t *testing.T) {
 		}
 	}
 }
+
+// A field of names goes through the stream as its names and comes back
+// as the same indices; a name the header does not list is refused.
+func TestMergeChoiceField(t *testing.T) {
+	h := testHeader()
+	h.Varies = []string{"quant=Q4_0,Q8_0", "kv=1MiB..5MiB:1MiB"}
+	h.Fields = append([]Field{{Name: "quant", Label: "quant", Choices: []string{"Q4_0", "Q8_0"}}}, h.Fields...)
+	var b bytes.Buffer
+	enc, err := NewEncoder(&b, h, Shard{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Point
+	for i, p := range testPoints() {
+		p.Values = append([]float64{float64(i % 2)}, p.Values...)
+		want = append(want, p)
+		if err := enc.Encode(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(b.String(), `{"index":1,"quant":"Q8_0","kv":2097152`) {
+		t.Errorf("the stream does not name the choice:\n%s", b.String())
+	}
+	name := filepath.Join(t.TempDir(), "q.jsonl")
+	os.WriteFile(name, b.Bytes(), 0o644)
+	r, err := Merge(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Points, want) || !reflect.DeepEqual(r.Fields, h.Fields) {
+		t.Errorf("merged %+v\nwant %+v", r.Points, want)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, bytes.Replace(b.Bytes(), []byte(`"quant":"Q8_0"`), []byte(`"quant":"Q9"`), 1), 0o644)
+	if _, err := Merge(bad); err == nil || !strings.Contains(err.Error(), `quant is "Q9", which the sweep does not vary over (Q4_0, Q8_0)`) {
+		t.Errorf("an unknown name: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,45 @@ type Field struct {
 	// Derived fields follow from another field (the context a KV-cache
 	// size gives); plots draw no separate line for them.
 	Derived bool
+	// Choices are the names a field of names takes (quant, model,
+	// runtime); a point's value is the index of its choice.
+	Choices []string
+}
+
+// Text is value v of the field as people read it: its choice, or the
+// number in readable units.
+func (f Field) Text(v float64) string {
+	if f.Choices != nil {
+		return f.choice(v)
+	}
+	return numfmt.Value(v, f.Kind)
+}
+
+// JSON is value v of the field as JSON: its choice as a string, or the
+// number in SI base units.
+func (f Field) JSON(v float64) string {
+	if f.Choices != nil {
+		b, _ := json.Marshal(f.choice(v))
+		return string(b)
+	}
+	b, err := json.Marshal(v)
+	if err != nil { // not finite: a sweep's values never are
+		return "null"
+	}
+	return string(b)
+}
+
+// same reports whether two fields are one: name, label, kind and choices.
+func (f Field) same(g Field) bool {
+	return f.Name == g.Name && f.Label == g.Label && f.Kind == g.Kind && f.Derived == g.Derived && slices.Equal(f.Choices, g.Choices)
+}
+
+// choice is the name at index v, or "?" for an index the field has not.
+func (f Field) choice(v float64) string {
+	if i := int(v); float64(i) == v && i >= 0 && i < len(f.Choices) {
+		return f.Choices[i]
+	}
+	return "?"
 }
 
 // Point is one simulation of a sweep.
@@ -131,7 +171,7 @@ func (s *Sweep) Fields() []Field {
 		case FieldCtx:
 			fields = append(fields, Field{Name: FieldCtx, Label: "context (tokens)"})
 		default:
-			fields = append(fields, Field{Name: a.Field, Label: a.Field, Kind: a.Kind})
+			fields = append(fields, Field{Name: a.Field, Label: a.Field, Kind: a.Kind, Choices: a.Choices})
 		}
 	}
 	return fields
@@ -172,7 +212,11 @@ func (s *Sweep) point(i int) point {
 	}
 	for k, a := range s.Axes {
 		if a.Field != FieldKV && a.Field != FieldCtx {
-			set := a.Field + "=" + formatValue(p.varied[k], a.Kind)
+			value := formatValue(p.varied[k], a.Kind)
+			if a.Choices != nil {
+				value = a.Choices[int(p.varied[k])]
+			}
+			set := a.Field + "=" + value
 			p.sets = append(p.sets, set)
 			p.names = append(p.names, set)
 		}
@@ -322,7 +366,10 @@ func label(fields []Field, values []float64) string {
 	parts := make([]string, len(fields))
 	for k, f := range fields {
 		v := formatValue(values[k], 0)
-		if f.Kind != 0 {
+		switch {
+		case f.Choices != nil:
+			v = f.choice(values[k])
+		case f.Kind != 0:
 			v = units.Approx(values[k], f.Kind)
 		}
 		parts[k] = f.Name + "=" + v
@@ -334,7 +381,7 @@ func label(fields []Field, values []float64) string {
 func Label(fields []Field, values []float64) string {
 	parts := make([]string, len(fields))
 	for k, f := range fields {
-		parts[k] = f.Name + "=" + numfmt.Value(values[k], f.Kind)
+		parts[k] = f.Name + "=" + f.Text(values[k])
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,11 +14,13 @@ import (
 )
 
 // Axis is one --vary flag: a field and the values it takes, in order, in
-// SI base units.
+// SI base units. A field of names (quant, model, runtime) takes Choices,
+// and its Values are their indices.
 type Axis struct {
-	Field  string     // kv, ctx, or a --set path
-	Kind   units.Kind // of the values; 0 for plain numbers
-	Values []float64
+	Field   string     // kv, ctx, quant, model, runtime, or a --set path
+	Kind    units.Kind // of the values; 0 for plain numbers
+	Values  []float64
+	Choices []string
 }
 
 // Pseudo-fields of --vary; everything else is a --set path.
@@ -26,11 +29,19 @@ const (
 	FieldCtx = "ctx" // the prompt (context) length in tokens
 )
 
+// ChoiceFields are the --vary fields that take names rather than numbers,
+// each one of simulate's flags: the weight format, the model and the
+// runtime (catalog ids or files). A point sets the flag to its choice.
+var ChoiceFields = []string{"quant", "model", "runtime"}
+
+// IsChoiceField reports whether --vary field takes names (ChoiceFields).
+func IsChoiceField(field string) bool { return slices.Contains(ChoiceFields, field) }
+
 // MaxPoints bounds a sweep: more points than this is a typo in a step
 // more often than a plan.
 const MaxPoints = 10000
 
-const varyForms = "(forms: FIELD=a..b:step, FIELD=a..b:xN with N above 1, or FIELD=a,b,c; e.g. kv=1MiB..16MiB:1MiB, ctx=128..4096:x2, memory.l3.size=3MiB,6MiB,12MiB)"
+const varyForms = "(forms: FIELD=a..b:step, FIELD=a..b:xN with N above 1, or FIELD=a,b,c; e.g. kv=1MiB..16MiB:1MiB, ctx=128..4096:x2, memory.l3.size=3MiB,6MiB,12MiB, quant=Q4_0,Q8_0)"
 
 // ParseVaries reads every --vary flag and checks that they go together,
 // as a grid of at most MaxPoints points.
@@ -77,6 +88,9 @@ func ParseVary(s string) (Axis, error) {
 	field, text = strings.TrimSpace(field), strings.TrimSpace(text)
 	if !ok || field == "" || text == "" {
 		return Axis{}, spec.FieldErrorf("vary", "%q is not FIELD=RANGE %s", s, varyForms)
+	}
+	if IsChoiceField(field) {
+		return choiceAxis(field, text)
 	}
 	read := readQuantity
 	switch field {
@@ -291,4 +305,28 @@ func formatValue(v float64, k units.Kind) string {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return units.Format(v, k)
+}
+
+// choiceAxis reads a list of names for a field of names: each given once,
+// none empty. Whether a name exists (a weight format, a catalog id or a
+// file) is the run's to say, as the flag's would be.
+func choiceAxis(field, text string) (Axis, error) {
+	if strings.Contains(text, "..") {
+		return Axis{}, spec.FieldErrorf("vary", "%s=%s: %s takes a list of names, a,b,c, not a range", field, text, field)
+	}
+	a := Axis{Field: field}
+	for _, t := range strings.Split(text, ",") {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+			return Axis{}, spec.FieldErrorf("vary", "%s=%s: an empty name in the list", field, text)
+		case slices.Contains(a.Choices, t):
+			return Axis{}, spec.FieldErrorf("vary", "%s=%s: %s is given twice", field, text, t)
+		case len(a.Choices) == MaxPoints:
+			return Axis{}, spec.FieldErrorf("vary", "%s=%s: more than %d names", field, text, MaxPoints)
+		}
+		a.Values = append(a.Values, float64(len(a.Choices)))
+		a.Choices = append(a.Choices, t)
+	}
+	return a, nil
 }

@@ -132,3 +132,29 @@ func FuzzParseVary(f *testing.F) {
 		}
 	})
 }
+
+// A field of names takes a list, in its order; its values index it.
+func TestParseChoiceVary(t *testing.T) {
+	a, err := ParseVary("quant= Q8_0,Q4_0 ,Q5_K_M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Field != "quant" || !slices.Equal(a.Choices, []string{"Q8_0", "Q4_0", "Q5_K_M"}) || !slices.Equal(a.Values, []float64{0, 1, 2}) {
+		t.Errorf("got %s %v %v", a.Field, a.Choices, a.Values)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"quant=Q4_0..Q8_0:1", "quant takes a list of names"},
+		{"model=a,,b", "an empty name"},
+		{"runtime=genie,mlc,genie", "genie is given twice"},
+	} {
+		_, err := ParseVary(tc.in)
+		var ie *spec.Error
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &ie) || ie.Field != "vary" {
+			t.Errorf("%s: %v, want an input error in vary saying %q", tc.in, err, tc.want)
+		}
+	}
+	f := Field{Name: "quant", Choices: a.Choices}
+	if f.Text(1) != "Q4_0" || f.JSON(2) != `"Q5_K_M"` || f.Text(7) != "?" {
+		t.Errorf("text %q, JSON %q, out of range %q", f.Text(1), f.JSON(2), f.Text(7))
+	}
+}

@@ -45,8 +45,12 @@ FIELD is:
         round(kv / (KV bytes per token × batch)) tokens (at least 1),
         shown as ctx; it replaces --prompt
   ctx   the prompt (context) length, in tokens; it replaces --prompt
+  quant, model, runtime
+        a list of names, each run as --quant, --model or --runtime would
+        run it (quant=Q4_0,Q5_K_M,Q8_0; runtime=genie,llama.cpp-cpu)
   PATH  any --set path: chip fields unprefixed (memory.l3.size), model
-        fields as model.PATH (model.kv_heads)
+        fields as model.PATH (model.kv_heads), runtime fields as
+        runtime.PATH (runtime.context)
 At most 10000 points.
 
 --metrics lists key paths of the simulate JSON (memory.kv_l3_miss_rate,
@@ -145,6 +149,9 @@ hypercube covers every axis evenly with few points. The draw follows
 			if err != nil {
 				return err
 			}
+			if plotTo != "" && paretoSpec == "" && axes[0].Choices != nil {
+				return inputErrorf("--plot draws its lines over the first --vary field, and %s takes names, not numbers: give a numeric field first (the names then make one line each)", axes[0].Field)
+			}
 			for _, a := range axes {
 				if (a.Field == sweep.FieldKV || a.Field == sweep.FieldCtx) && f.depth > 0 {
 					return inputErrorf("--vary %s sizes the context by the prompt; --depth %d would add to it: leave --depth out", a.Field, f.depth)
@@ -159,8 +166,22 @@ hypercube covers every axis evenly with few points. The draw follows
 			s := &sweep.Sweep{
 				Axes: axes, Metrics: metrics, Sets: f.sets, Measure: reports.MetricValues, Progress: cmd.ErrOrStderr(), Sample: sample,
 				Load: func(sets []string) (sim.Config, error) {
+					// The sweep's own --set values, then one a varied
+					// field: a field of names sets its flag.
 					pf := f
-					pf.sets = sets
+					pf.sets = slices.Clone(sets[:len(f.sets)])
+					for _, set := range sets[len(f.sets):] {
+						switch name, value, _ := strings.Cut(set, "="); name {
+						case "quant":
+							pf.quant = value
+						case "model":
+							pf.model = value
+						case "runtime":
+							pf.runtime = value
+						default:
+							pf.sets = append(pf.sets, set)
+						}
+					}
 					return pf.config(pf.soc)
 				},
 			}

@@ -369,3 +369,68 @@ func TestSweepSample(t *testing.T) {
 		t.Errorf("--plot with --sample: exit %d, %s", code, errs)
 	}
 }
+
+// TestSweepOverNames: quant, model and runtime vary as lists of names,
+// each point run as its flag would run it: a quant's point is the run
+// --quant gives, a requirement reads vary.quant as the name, the shards
+// merge to the unsharded output, a name no run takes is refused before
+// anything runs, and a plot needs a numeric field first.
+func TestSweepOverNames(t *testing.T) {
+	args := []string{"--soc", "apple-m2", "--model", "llama-3.2-1b", "--runtime", "llama.cpp-metal", "--fidelity", "analytic",
+		"--prompt", "64", "--gen", "8", "--vary", "quant=Q8_0,Q4_0", "--vary", "ctx=64,128",
+		"--metrics", "decode.tokens_per_s,quality.ppl_delta", "--require", `vary.quant != "Q8_0" && quality.ppl_delta < 1`}
+	code, out, errs := sweepCLI(append(slices.Clone(args), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	points := sweepPoints(t, out)
+	if len(points) != 4 || points[0]["quant"] != "Q8_0" || points[2]["quant"] != "Q4_0" || points[1]["ctx"] != 128.0 {
+		t.Fatalf("points %v: want Q8_0 then Q4_0, each at ctx 64 and 128", points)
+	}
+	if points[0]["pass"] != false || points[2]["pass"] != true {
+		t.Errorf("vary.quant in --require: pass %v, %v; want false for Q8_0, true for Q4_0", points[0]["pass"], points[2]["pass"])
+	}
+	for i, q := range map[int]string{0: "Q8_0", 3: "Q4_0"} {
+		ctx := fmt.Sprint(points[i]["ctx"])
+		code, one, errs := edgetwin("simulate", "--soc", "apple-m2", "--model", "llama-3.2-1b", "--runtime", "llama.cpp-metal", "--fidelity", "analytic",
+			"--prompt", ctx, "--gen", "8", "--quant", q, "--format", "json")
+		if code != 0 {
+			t.Fatalf("simulate --quant %s: %s", q, errs)
+		}
+		var r struct {
+			Decode struct {
+				TokensPerS float64 `json:"tokens_per_s"`
+			} `json:"decode"`
+		}
+		json.Unmarshal([]byte(one), &r)
+		if got := points[i]["decode.tokens_per_s"]; got != r.Decode.TokensPerS {
+			t.Errorf("point %d (%s, ctx %s): decode %v, simulate --quant says %v", i, q, ctx, got, r.Decode.TokensPerS)
+		}
+	}
+	dir := t.TempDir()
+	var parts []string
+	for i := range 2 {
+		code, part, errs := sweepCLI(append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", i))...)
+		if code != 0 {
+			t.Fatalf("shard %d: %s", i, errs)
+		}
+		parts = append(parts, filepath.Join(dir, fmt.Sprint(i)))
+		os.WriteFile(parts[i], []byte(part), 0o644)
+	}
+	if code, got, errs := edgetwin(append([]string{"sweep", "merge", "--format", "json"}, parts...)...); code != 0 || got != out {
+		t.Errorf("merge: exit %d (%s), equal %v", code, errs, got == out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "quant=Q4_0,Q9"}, "quant=Q9"},
+		{[]string{"--vary", "runtime=genie,nosuch"}, `runtime=nosuch`},
+		{[]string{"--vary", "model=llama-3.2-1b,llama-9"}, "model=llama-9"},
+		{[]string{"--vary", "quant=Q4_0,Q8_0", "--plot", filepath.Join(dir, "q.png")}, "quant takes names, not numbers"},
+	} {
+		base := []string{"--soc", "apple-m2", "--model", "llama-3.2-1b", "--fidelity", "analytic", "--metrics", "decode.tokens_per_s"}
+		code, out, errs := sweepCLI(append(base, tc.args...)...)
+		expectBadInput(t, tc.args, code, out, errs, tc.want)
+	}
+}
