@@ -37,9 +37,20 @@ type Result struct {
 	L3Bytes float64
 }
 
-// Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c".
+// Title names what the sweep ran: "seed-moe-3b Q4_0 on seed-c", with the
+// list of a varied model or quant in its place ("llama-3.1-8b (Q4_0,
+// Q8_0) on apple-m2").
 func (r *Result) Title() string {
-	return fmt.Sprintf("%s %s on %s", r.Model, r.Quant, r.SoC)
+	model, quant := r.Model, r.Quant
+	for _, f := range r.Fields {
+		switch list := "(" + strings.Join(f.Choices, ", ") + ")"; f.Name {
+		case "model":
+			model = list
+		case "quant":
+			quant = list
+		}
+	}
+	return fmt.Sprintf("%s %s on %s", model, quant, r.SoC)
 }
 
 // Failed lists the indices in Points of the points that have no result.
