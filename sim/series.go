@@ -33,9 +33,11 @@ type Series struct {
 	Points []SeriesPoint
 }
 
-// SeriesPoint is one prefill or decode step: when it ended, how long it
-// took, its average power, in total and into each thermal node (the heat
-// the network was advanced with), and the clocks and temperatures after it.
+// SeriesPoint is one stretch of the run — a prefill or decode step, a
+// pipeline stage (Phase names it: tokenize), the model's load, an idle
+// wait: when it ended, how long it took, its average power, in total and
+// into each thermal node (the heat the network was advanced with), and
+// the clocks and temperatures after it.
 type SeriesPoint struct {
 	Phase      string
 	EndS       float64

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"context"
+	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
+	"github.com/edgetwin/edgetwin/runtimes"
 	"github.com/edgetwin/edgetwin/workloads"
 )
 
@@ -66,5 +69,49 @@ func TestSeriesIsNotHeld(t *testing.T) {
 		float64(short.heap)/1e6, short.heldAt, float64(long.heap)/1e6, long.heldAt, perPoint, point)
 	if perPoint >= point {
 		t.Errorf("the run holds %.0f bytes more per point of its series, as much as keeping the point (%.0f bytes): the series is held in memory", perPoint, point)
+	}
+}
+
+// TestStagesAreStretchesOfTheirOwn: a single scenario's series names the
+// load and each input stage, each as long as its cost (capture 20 ms,
+// preprocess 5 ms, tokenize 512 tokens × 15 µs = 7.68 ms), and while the
+// CPU tokenises the NPU draws what it draws idle — within 1% of its draw
+// while the CPU captures (its leakage follows its temperature) — and less than a tenth of what it draws in the prefill
+// that follows.
+func TestStagesAreStretchesOfTheirOwn(t *testing.T) {
+	sc, err := workloads.LoadScenario("single", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := configFor(t, opts{chip: "snapdragon-8-gen3", model: "llama-3.2-1b", quant: "W4A16", fidelity: Analytic, runtime: runtimes.MustLoad("genie")})
+	cfg.Scenario = sc
+	var s Series
+	cfg.Series = &s
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	npu, cpu := slices.Index(s.Nodes, "npu"), slices.Index(s.Nodes, "cpu")
+	at := map[string]SeriesPoint{}
+	var order []string
+	for _, p := range s.Points {
+		if _, ok := at[p.Phase]; !ok {
+			order = append(order, p.Phase)
+			at[p.Phase] = p
+		}
+	}
+	if want := []string{"load", "capture", "preprocess", "tokenize", "prefill", "decode"}; !slices.Equal(order[:len(want)], want) {
+		t.Fatalf("stretches %v, want them to begin %v", order, want)
+	}
+	for name, want := range map[string]float64{"capture": 0.020, "preprocess": 0.005, "tokenize": 512 * 15e-6} {
+		if got := at[name].Seconds; math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s took %.6f s, want %.6f", name, got, want)
+		}
+	}
+	tok, capture, prefill := at["tokenize"], at["capture"], at["prefill"]
+	if math.Abs(tok.NodePowerW[npu]/capture.NodePowerW[npu]-1) > 0.01 || tok.NodePowerW[npu] > prefill.NodePowerW[npu]/10 {
+		t.Errorf("NPU at %.3f W while tokenising, %.3f W while capturing, %.3f W in the prefill: want it idle in the stages", tok.NodePowerW[npu], capture.NodePowerW[npu], prefill.NodePowerW[npu])
+	}
+	if tok.NodePowerW[cpu] <= at["load"].NodePowerW[cpu] {
+		t.Errorf("CPU at %.3f W while tokenising, %.3f W while the model loads: want more", tok.NodePowerW[cpu], at["load"].NodePowerW[cpu])
 	}
 }

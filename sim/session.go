@@ -352,9 +352,9 @@ func coldStart(c *Config, u *hw.Unit, plan memoryPlan) float64 {
 func (e *engine) coldLoad() float64 {
 	w := e.mem.loaded(e.cfg)
 	read := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
-	e.advance(workloads.Prefill, workloads.Prefill.String(), counters{dramBytes: w, storageBytes: w}, read)
+	e.advance(workloads.Prefill, "load", counters{dramBytes: w, storageBytes: w}, read)
 	init := float64(e.unit.Init)
-	e.runStageTimeOn(e.host, init, workloads.Prefill)
+	e.runStageTimeOn(e.host, init, workloads.Prefill, "load")
 	return read + init
 }
 
@@ -365,22 +365,24 @@ func (e *engine) runStage(st workloads.Stage, seconds float64, phase workloads.P
 	if st.Unit != "" {
 		u = e.cfg.Chip.Unit(st.Unit)
 	}
-	return e.runStageTimeOn(u, seconds, phase)
+	return e.runStageTimeOn(u, seconds, phase, st.Name)
 }
 
 // runStageTime runs host work for seconds.
 func (e *engine) runStageTime(seconds float64, phase workloads.Phase) float64 {
-	return e.runStageTimeOn(e.host, seconds, phase)
+	return e.runStageTimeOn(e.host, seconds, phase, phase.String())
 }
 
 // runStageTimeOn keeps unit u busy for seconds (one core of a CPU) and
-// advances the clock.
-func (e *engine) runStageTimeOn(u *hw.Unit, seconds float64, phase workloads.Phase) float64 {
+// advances the clock; the series and the PMIC check name the stretch
+// label (the stage's name: a tokeniser's burst is a stretch of its own,
+// the CPU's power up and the idle unit's down).
+func (e *engine) runStageTimeOn(u *hw.Unit, seconds float64, phase workloads.Phase, label string) float64 {
 	if seconds <= 0 {
 		return 0
 	}
 	e.stageUnit = u
-	e.advance(phase, phase.String(), counters{stage: seconds}, seconds)
+	e.advance(phase, label, counters{stage: seconds}, seconds)
 	e.stageUnit = nil
 	return seconds
 }
