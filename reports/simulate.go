@@ -348,15 +348,24 @@ func ratio(a, b float64) float64 {
 const maxTurnRows = 100
 
 // turnTable prints each turn as the user saw it, stage by stage: one
-// column per stage, in the order they ran; requests, for a serve
-// scenario's.
+// column per stage, in the order they ran (a stage first seen in a later
+// turn, as a reload or a compress, goes before the stages it ran before);
+// requests, for a serve scenario's.
 func turnTable(w io.Writer, turns []sim.Turn, requests bool) error {
 	var names []string
 	for _, t := range turns {
-		for _, st := range t.Stages {
-			if !slices.Contains(names, st.Name) {
-				names = append(names, st.Name)
+		for i, st := range t.Stages {
+			if slices.Contains(names, st.Name) {
+				continue
 			}
+			at := len(names)
+			for _, next := range t.Stages[i+1:] {
+				if j := slices.Index(names, next.Name); j >= 0 {
+					at = j
+					break
+				}
+			}
+			names = slices.Insert(names, at, st.Name)
 		}
 	}
 	what := "turn"

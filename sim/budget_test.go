@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgetwin/edgetwin/hw"
 	"github.com/edgetwin/edgetwin/hw/spec"
 	"github.com/edgetwin/edgetwin/runtimes"
+	"github.com/edgetwin/edgetwin/workloads"
 )
 
 // budgetCPU is a phone-class CPU-only chip of 8 GiB: one app may hold 60%
@@ -236,5 +238,60 @@ func TestRuntimeContextSizesTheKV(t *testing.T) {
 	_, err = run("seed-c", "llama-2-7b", "Q4_0", nil, spec.Override{Path: "context", Value: "1"})
 	if want := "no runtime profile applies"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a chip no runtime drives: error %v, want it to say %q", err, want)
+	}
+}
+
+// Between a chat's turns the operating system takes back the scenario's
+// share of a mapped model's pages for other apps (clean file pages go
+// first), and each later turn reads them back from storage before its
+// prefill: Llama 3.2 3B's Q4_0 weights at half, over the A17 Pro's flash,
+// are half the weights ÷ its read bandwidth, on every turn but the
+// first, and the first token waits for them. A runtime that reads its
+// weights into its own memory keeps them, and the run says so.
+func TestReclaimedWeightsComeBackFromStorage(t *testing.T) {
+	run := func(rt *runtimes.Profile, quant, reclaim string) *Result {
+		sc, err := workloads.LoadScenario("chat-30", []spec.Override{{Path: "turns", Value: "3"}, {Path: "reclaim", Value: reclaim}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := configFor(t, opts{chip: "apple-a17-pro", model: "llama-3.2-3b", quant: quant, fidelity: Analytic, runtime: rt})
+		cfg.Scenario = sc
+		r, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	stage := func(tn Turn, name string) (float64, bool) {
+		for _, s := range tn.Stages {
+			if s.Name == name {
+				return s.Seconds, true
+			}
+		}
+		return 0, false
+	}
+	metal := runtimes.MustLoad("llama.cpp-metal")
+	kept, taken := run(metal, "Q4_0", "0"), run(metal, "Q4_0", "50%")
+	chip, _ := hw.LoadChip("apple-a17-pro", nil)
+	want := 0.5 * taken.Memory.WeightsBytes / float64(chip.Storage.ReadBandwidth)
+	for i, tn := range taken.Turns {
+		got, ok := stage(tn, "reload")
+		switch {
+		case i == 0 && ok:
+			t.Errorf("turn 1 reloads %.3f s: the model was just loaded", got)
+		case i > 0 && (!ok || math.Abs(got/want-1) > 1e-9):
+			t.Errorf("turn %d reloads %.4f s (%v), want half the weights from storage, %.4f s", i+1, got, ok, want)
+		case i > 0 && math.Abs(tn.TTFTS-kept.Turns[i].TTFTS-want) > 1e-9:
+			t.Errorf("turn %d: first token %.4f s, %.4f s without the reclaim: want the reload between them", i+1, tn.TTFTS, kept.Turns[i].TTFTS)
+		}
+	}
+	for _, tn := range kept.Turns {
+		if _, ok := stage(tn, "reload"); ok {
+			t.Errorf("no reclaim: turn %d reloads", tn.Turn)
+		}
+	}
+	own := run(runtimes.MustLoad("coreml"), "W4A16", "50%")
+	if _, ok := stage(own.Turns[1], "reload"); ok || !slices.ContainsFunc(own.Warnings, func(w string) bool { return strings.Contains(w, "reclaim") && strings.Contains(w, "no mmap") }) {
+		t.Errorf("a runtime that holds its weights: reload %v, warnings %q; want none and a warning", ok, own.Warnings)
 	}
 }

@@ -422,6 +422,10 @@ func (e *engine) finish(r *Result, total float64) {
 			c.Model.Name, units.Approx(f.Total(), units.KindBytes), with, units.Approx(c.Chip.Memory.AppBudget(), units.KindBytes), c.Runtime.ID,
 			units.Approx(e.mem.paged*f.Weights, units.KindBytes), units.Approx(float64(c.Chip.Storage.ReadBandwidth), units.KindByteRate), pctOf(st.paging, total)))
 	}
+	if sc := c.Scenario; sc != nil && sc.Reclaim > 0 && !e.reclaims() {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the scenario's reclaim (%s of the mapped weights between turns) is not applied: %s",
+			sc.Reclaim, reclaimless(c, e.mem)))
+	}
 	r.Fallbacks, r.Boundaries = st.offUnit.results()
 	if len(r.Boundaries) == 0 {
 		r.Boundaries = nil
@@ -564,4 +568,18 @@ func joinInts(ns []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ", ")
+}
+
+// reclaimless says why a run keeps all of its weights between turns
+// though its scenario has the operating system reclaim some.
+func reclaimless(c *Config, m memoryPlan) string {
+	switch {
+	case m.streamed:
+		return c.Runtime.ID + " streams its layers and holds only two blocks between passes"
+	case m.flash != nil:
+		return c.Runtime.ID + " reads its FFN by neuron from storage and keeps only its window in memory"
+	case c.Runtime == nil || c.Runtime == runtimes.None:
+		return "no runtime profile maps the weights"
+	}
+	return c.Runtime.ID + " reads its weights into the app's own memory (no mmap), which the operating system does not drop (under pressure it swaps or ends the app instead)"
 }

@@ -184,6 +184,9 @@ func (e *engine) turn(ctx context.Context, s *session, ts turnSpec) error {
 		stage("load", e.coldLoad())
 	}
 	warm := e.clock
+	if ts.req > 0 && e.reclaims() {
+		stage("reload", e.reload())
+	}
 	if ts.compressed {
 		stage("compress", e.compact(ts.base))
 	}
@@ -344,6 +347,30 @@ func (e *engine) prefill(pass func(string, workloads.Work) float64, name string,
 // storage are read by the passes), then the unit's runtime initialised.
 func coldStart(c *Config, u *hw.Unit, plan memoryPlan) float64 {
 	return plan.loaded(c)/float64(c.Chip.Storage.ReadBandwidth) + float64(u.Init)
+}
+
+// reclaims reports whether the operating system takes part of the
+// weights back between turns (Scenario.Reclaim): the scenario says so and
+// the runtime computes from the mapped weights file, whose clean pages
+// the OS may drop. A runtime that holds its weights in its own memory
+// keeps them (the run says so); a streamed or neuron-loaded model holds
+// little of them to take.
+func (e *engine) reclaims() bool {
+	c := e.cfg
+	return c.Scenario != nil && c.Scenario.Reclaim > 0 && c.Runtime != nil && c.Runtime.Mmap && !e.mem.streamed && e.mem.flash == nil
+}
+
+// reload reads back from storage the weights the operating system took
+// while the user was away: the scenario's share of those resident, faulted
+// in before the next prefill at the storage's sequential rate (readahead
+// over each layer's pages). It returns its time.
+func (e *engine) reload() float64 {
+	w := float64(e.cfg.Scenario.Reclaim) * e.mem.loaded(e.cfg)
+	t := w / float64(e.cfg.Chip.Storage.ReadBandwidth)
+	e.st.storageBytes += w
+	e.st.paging += t
+	e.advance(workloads.Prefill, "reload", counters{dramBytes: w, storageBytes: w}, t)
+	return t
 }
 
 // coldLoad runs a cold start: the weights stream from storage into DRAM while

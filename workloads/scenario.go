@@ -115,6 +115,13 @@ type Scenario struct {
 	// request, an NPU runtime's tensors an inference — each page faulted
 	// in and zeroed before the prefill).
 	Allocation string `yaml:"allocation,omitempty" spec:"oneof=pool|on_demand"`
+	// Reclaim is the share of the app's mapped weights the operating
+	// system takes back between a chat's turns, for the other apps the
+	// user opens while reading and typing: a mapped model's pages are
+	// clean file pages, the first an OS drops under memory pressure. The
+	// next turn reads them back from storage before its prefill. 0: the
+	// page cache keeps them.
+	Reclaim units.Fraction `yaml:"reclaim,omitempty"`
 	// Screen keeps the device's display on for the whole session (the
 	// user reads the answers): it draws the chip's idle.display and heats
 	// the skin, and its energy is a line of its own.
@@ -223,6 +230,10 @@ func LoadScenario(ref string, sets []spec.Override) (*Scenario, error) {
 		return nil, doc.Errorf("answer", "a %s scenario needs the tokens of each answer, e.g. 200", s.Kind)
 	case s.ThinkTime < 0:
 		return nil, doc.Errorf("think_time", "%s is not allowed: must be 0 or more", s.ThinkTime)
+	case s.Reclaim < 0 || s.Reclaim > 1:
+		return nil, doc.Errorf("reclaim", "%v is not allowed: a share of the mapped weights, 0 to 100%%", s.Reclaim)
+	case s.Reclaim > 0 && s.Kind != Chat:
+		return nil, doc.Errorf("reclaim", "the operating system takes pages back between a chat's turns, while the user reads and types; this scenario is %s", s.Kind)
 	case s.Spread < 0 || s.Spread >= 1:
 		return nil, doc.Errorf("spread", "%v is not allowed: must be in [0, 1)", float64(s.Spread))
 	}

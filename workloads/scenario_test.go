@@ -54,6 +54,8 @@ func TestBadScenarios(t *testing.T) {
 		{"rate on a chat", chat + "rate: 1\n", []string{"s.yaml:6", "rate", "this scenario is chat"}},
 		{"serve with turns", "name: s\nkind: serve\nduration: 1m\nrate: 1\nprompt: 50\nanswer: 20\nturns: 3\n", []string{"kind", "fresh contexts", "turns"}},
 		{"serve past the bound", "name: s\nkind: serve\nduration: 10h\nrate: 1\nprompt: 50\nanswer: 20\n", []string{"rate", "36000 requests", "at most 10000"}},
+		{"reclaim past all", chat + "reclaim: 150%\n", []string{"s.yaml:6", "reclaim", "0 to 100%"}},
+		{"reclaim on one request", "name: x\nkind: single\nprompt: 5\nanswer: 5\nreclaim: 20%\n", []string{"reclaim", "between a chat's turns", "this scenario is single"}},
 		{"overlapped input stage", chat + "stages:\n  - {name: capture, when: input, fixed: 20ms, overlap: true}\n", []string{"stages.capture", "only a token stage overlaps the next step; an input stage runs once"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
