@@ -26,7 +26,7 @@ var rewriteScripts = flag.Bool("rewrite", false, "rewrite the expected output of
 //
 // and a command's output runs to the next "> " or "# " line (trailing
 // blank lines aside). Arguments split at spaces, as a shell splits them,
-// but within single quotes ('ttft_s < 1'). -rewrite writes what the commands print today. The
+// but within quotes ('ttft_s < 1'; splitWords). -rewrite writes what the commands print today. The
 // commands:
 //
 //	soc ID|FILE          the chip of the commands that follow (no output)
@@ -138,7 +138,7 @@ func runScript(t *testing.T, path string) {
 func (s *script) do(path string, st step) string {
 	t := s.t
 	name, rest, _ := strings.Cut(st.cmd, " ")
-	args, err := shellWords(rest)
+	args, err := splitWords(rest)
 	if err != nil {
 		t.Fatalf("%s:%d: %v", path, st.line, err)
 	}
@@ -285,35 +285,4 @@ func (s *script) advance(path string, line int) string {
 	}
 	fmt.Fprintf(&b, " · skin %s °C · %s W", num(col("temp_skin_c"), 1), num(col("power_w"), 2))
 	return b.String()
-}
-
-// shellWords splits a command line at spaces, keeping what single quotes
-// enclose as one word, as a shell does, so that a script's commands can be
-// pasted into one.
-func shellWords(line string) ([]string, error) {
-	var words []string
-	var word strings.Builder
-	inWord, quoted := false, false
-	for _, r := range line {
-		switch {
-		case r == '\'':
-			quoted, inWord = !quoted, true
-		case r == ' ' && !quoted:
-			if inWord {
-				words = append(words, word.String())
-				word.Reset()
-			}
-			inWord = false
-		default:
-			word.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, fmt.Errorf("a quote is not closed: %s", line)
-	}
-	if inWord {
-		words = append(words, word.String())
-	}
-	return words, nil
 }
