@@ -107,6 +107,11 @@ type Profile struct {
 
 	// Provenance lists every figure of the profile with its source.
 	Provenance []spec.Entry `yaml:"-"`
+
+	// file and src are the file the profile was read from and its text,
+	// which With applies overrides to (nil for a profile built in code).
+	file string
+	src  []byte
 }
 
 // FlashFFN is the sparse FFN loading of "LLM in a flash" (Alizadeh et
@@ -202,11 +207,17 @@ func (p *Profile) With(sets []spec.Override) (*Profile, error) {
 	if p == None {
 		return nil, &spec.Error{Field: "set", Path: "runtime." + sets[0].Path, Msg: "the run's runtime is none, which applies no profile: there is nothing to set"}
 	}
-	data, err := p.Encode()
-	if err != nil {
-		return nil, err
+	// The profile's own text, as read: an encoding of it leaves out what
+	// is zero (mmap: false) and would orphan the sources that cite it.
+	file, data := p.file, p.src
+	if data == nil {
+		var err error
+		if data, err = p.Encode(); err != nil {
+			return nil, err
+		}
+		file = "runtime " + p.ID
 	}
-	q, err := decode("runtime "+p.ID, data, sets)
+	q, err := decode(file, data, sets)
 	if e := (*spec.Error)(nil); errors.As(err, &e) && e.Path != "" {
 		c := *e // the path as the user wrote it
 		c.Path = "runtime." + e.Path
@@ -310,6 +321,7 @@ func decode(file string, data []byte, sets []spec.Override) (*Profile, error) {
 		}
 	}
 	p.Provenance = doc.Provenance("", p.Sources)
+	p.file, p.src = file, data
 	return &p, nil
 }
 

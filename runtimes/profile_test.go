@@ -202,3 +202,14 @@ func TestWith(t *testing.T) {
 		}
 	}
 }
+
+// Every catalog profile takes an override: its text, as written, is what
+// the override applies to.
+func TestWithEveryCatalogProfile(t *testing.T) {
+	for _, id := range IDs() {
+		q, err := MustLoad(id).With([]spec.Override{{Path: "context", Value: "8192"}})
+		if err != nil || q.Context != 8192 {
+			t.Errorf("%s: %v (context %v)", id, err, q)
+		}
+	}
+}
