@@ -74,7 +74,7 @@ func (u *Unit) MatmulSecondsFor(m, n, k int, dt dtype.Dtype, clock float64, form
 			// array is already indifferent to rows up to its height:
 			// arrayCycles.)
 			one := 2 * float64(n) * float64(k) / (rate * eff)
-			return math.Min(one, ops/(rate*u.Efficiency(gemvRows+1, format)))
+			return min(one, ops/(rate*u.Efficiency(gemvRows+1, format)))
 		}
 		return ops / (rate * eff)
 	}
@@ -138,12 +138,12 @@ func (u *Unit) clusterGEMV(format string, unit float64) (float64, bool) {
 // arrayCycles counts the MAC array's cycles for one matrix product.
 func (u *Unit) arrayCycles(m, n, k int, dt dtype.Dtype) float64 {
 	r := float64(u.MAC.Rows)
-	c := math.Max(1, math.Floor(u.MACsPerCycle(dt)/r))
+	c := max(1, math.Floor(u.MACsPerCycle(dt)/r))
 	fm, fn, fk := float64(m), float64(n), float64(k)
 	if u.MAC.Dataflow == OutputStationary {
 		return math.Ceil(fm/r)*math.Ceil(fn/c)*fk + r + c
 	}
-	return math.Ceil(fk/r)*math.Ceil(fn/c)*math.Max(r, fm) + r + c
+	return math.Ceil(fk/r)*math.Ceil(fn/c)*max(r, fm) + r + c
 }
 
 // VectorSeconds is the time unit u takes for elementwise work of the given

@@ -32,7 +32,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 				pass.written[s.class] += s.bytes
 			case s.class == classActivations: // every spill reuses one buffer (spansOf)
 				pass.read[s.class] += s.bytes
-				pass.footprint[s.class] = math.Max(pass.footprint[s.class], s.bytes)
+				pass.footprint[s.class] = max(pass.footprint[s.class], s.bytes)
 			default:
 				pass.read[s.class] += s.bytes
 				pass.footprint[s.class] += s.bytes
@@ -78,7 +78,7 @@ func (a arithmetic) run(ops []workloads.Op, plans []opPlan) float64 {
 			p.stream(n, pl.compute/float64(n), (dram/e.dramBW+l3/e.l3BW)/float64(n), e.setupOf(len(pl.spans)), lat)
 		}
 		e.st.compute += pl.compute
-		e.st.stallMem += math.Max(0, p.unit-start-d-pl.compute)
+		e.st.stallMem += max(0, p.unit-start-d-pl.compute)
 	}
 	return p.unit
 }
@@ -123,8 +123,8 @@ func (p *pipe) stream(n int, c, t, s, lat float64) {
 		freed := p.computed[(p.tiles+1)%(b+1)] // tile i−b's end: its buffer
 		// Requested once set up; its first bytes flow a latency later or
 		// when the link frees, whichever is last (as the event queue).
-		p.link = math.Max(freed+s+lat, p.link) + t
-		p.unit = math.Max(p.unit, p.link) + c
+		p.link = max(freed+s+lat, p.link) + t
+		p.unit = max(p.unit, p.link) + c
 		p.computed[p.tiles%(b+1)] = p.unit
 		p.tiles++
 	}
@@ -177,13 +177,13 @@ func (e *engine) analyticHits(pass passBytes) [numClasses]float64 {
 		reuse := 1.0 // an earlier pass left the footprint in the L3
 		if e.passes == 0 {
 			// Only what this pass wrote, or read before, is there.
-			cold := math.Max(0, pass.footprint[c]-pass.written[c])
-			reuse = 1 - math.Min(1, cold/bytes)
+			cold := max(0, pass.footprint[c]-pass.written[c])
+			reuse = 1 - min(1, cold/bytes)
 		}
 		capacity := e.waysBytes(class(c))
 		switch {
 		case r.Lock:
-			hit[c] = reuse * math.Min(1, capacity/pass.footprint[c])
+			hit[c] = reuse * min(1, capacity/pass.footprint[c])
 		case pass.footprint[c] <= capacity && shared <= capacity:
 			hit[c] = reuse
 		}

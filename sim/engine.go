@@ -202,7 +202,7 @@ func (c counters) near(o counters) bool {
 		{c.l3HitBytes, o.l3HitBytes}, {c.sramBytes, o.sramBytes}, {lc, lo}, {mc, mo},
 	}
 	for _, p := range pairs {
-		if math.Abs(p[0]-p[1]) > 1e-9*math.Max(math.Abs(p[0]), math.Abs(p[1])) {
+		if math.Abs(p[0]-p[1]) > 1e-9*max(math.Abs(p[0]), math.Abs(p[1])) {
 			return false
 		}
 	}
@@ -320,10 +320,10 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	sram := float64(unit.SRAM)
 	if kv := pol.placement(classKV); kv.Home == HomeSRAM {
 		need := c.Model.KVBytes(c.KV, c.context()) * float64(c.runBatch())
-		e.kvResident = math.Min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
+		e.kvResident = min(need, float64(kv.SRAM)*sram) / float64(c.Model.Layers)
 		sram -= e.kvResident * float64(c.Model.Layers)
 	}
-	e.tile = math.Min(maxTileBytes, math.Max(minTileBytes, sram/4))
+	e.tile = min(maxTileBytes, max(minTileBytes, sram/4))
 	e.actBudget = sram / 2
 	e.buffers = 2
 	if sram < 2*e.tile {
@@ -331,7 +331,7 @@ func newEngine(c *Config, pol *Policy, unit *hw.Unit, dt dtype.Dtype) (*engine, 
 	}
 	e.exec = e.newExecutor()
 	if sram < e.tile {
-		return nil, spec.Errorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(math.Max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
+		return nil, spec.Errorf("policy %s leaves %s of %s's SRAM for streaming tiles; it needs at least %s", pol.Name, units.Approx(max(0, sram), units.KindBytes), unit.Name, units.Approx(minTileBytes, units.KindBytes))
 	}
 	return e, nil
 }
@@ -460,7 +460,7 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	maxCtx := float64(e.cfg.context())
 	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
 	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
-	resident := math.Min(read, e.kvResident)
+	resident := min(read, e.kvResident)
 	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.runBatch())
 	perPos := 2 * float64(m.KVHeads) * headVec // K and V of one position
 	headStride := headVec * maxCtx
@@ -471,7 +471,7 @@ func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 		// wherever they were allocated — a DRAM row opened per block.
 		readRun, writeRun, headStride = float64(e.cfg.kvBlock())*perPos, write, math.Inf(1)
 	case e.pol.KV.Layout == HeadMajor:
-		readRun = math.Max(headVec, math.Floor(e.tile/perPos)*headVec)
+		readRun = max(headVec, math.Floor(e.tile/perPos)*headVec)
 		writeRun = write / perPos * headVec
 	}
 	if rest := read - resident; rest > 0 {
@@ -500,13 +500,13 @@ func (e *engine) computeSeconds(op *workloads.Op, streamed, resident, clock floa
 	switch {
 	case resident > 0 && e.pol.KV.Banks == "split":
 		share := float64(e.pol.KV.SRAM)
-		sram = math.Max(resident/(bw*share), streamed/(bw*(1-share)))
+		sram = max(resident/(bw*share), streamed/(bw*(1-share)))
 	case resident > 0 && streamed > 0:
 		conflicted := sram / (1 - 1/(2*float64(e.unit.SRAMBanks)))
 		conflict = conflicted - sram
 		sram = conflicted
 	}
-	return math.Max(e.opSeconds(op, clock), sram), conflict
+	return max(e.opSeconds(op, clock), sram), conflict
 }
 
 // opSeconds is the compute time of an operator on the matrix unit at clock.
