@@ -30,7 +30,9 @@ func BenchmarkSustained30mCLI(b *testing.B) {
 // on 2026-12-03, the chip loaded twice a point; 1.8 ms once a load parsed
 // each file once; 1.0–1.1 ms after the speed branch (a graph's passes
 // lowered once and shared, the derived figures decoded in place), about a
-// quarter of it the point's chip load and two thirds its passes):
+// quarter of it the point's chip load and two thirds its passes; 1.39–1.57
+// ms on 2026-12-07, as the runs grew (storage, runtimes, budgets), and
+// 1.31 once the analytic pass took the builtin max for math.Max):
 //
 //	taskset -c 0 go test -run '^$' -bench SweepPointAnalytic -cpu 1 ./cmd/edgetwin
 func BenchmarkSweepPointAnalytic(b *testing.B) {
