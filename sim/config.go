@@ -66,8 +66,8 @@ type Shortcuts struct {
 	// PrefillReplay: a prefill pass of work already seen replays its
 	// recorded L3 lookups (tile fidelity; exact).
 	PrefillReplay bool
-	// ScanBypass: a decode step's KV scan that cannot hit skips the L3
-	// (tile fidelity; within 1%).
+	// ScanBypass: a decode step's KV or weight scan that cannot hit skips
+	// the L3 (tile fidelity; within 1%).
 	ScanBypass bool
 	// SpillBypass: spilled activations last read far more than their L3
 	// ways hold ago skip the L3 (tile fidelity; within 1%).

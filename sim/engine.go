@@ -98,6 +98,8 @@ type engine struct {
 	overlap float64
 	stopAt  float64 // a session's end, seconds of the run; 0 for one request
 	kvScan  bool    // this pass's KV reads cannot hit: see scanBypass
+	// weightScan says this pass's weight reads cannot hit (weightScans).
+	weightScan bool
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64
@@ -435,7 +437,7 @@ type tile struct {
 // the streaming area; the excess spills through the L3.
 func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident float64) {
 	if w := op.Bytes.Weights; w > 0 {
-		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op)})
+		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op), scan: e.weightScan})
 	}
 	if op.Kind == workloads.KindAttention {
 		spans, resident = e.kvSpans(op, spans)
@@ -597,6 +599,37 @@ func (e *engine) scanBypass(w workloads.Work) {
 	if e.kvScan {
 		e.l3c.Invalidate(e.requests[classKV].Ways)
 	}
+}
+
+// weightScans decides, before a decode step's lookups, whether its weight
+// reads can hit, as scanBypass does for its KV: a step reads every weight
+// it uses once (one sequence, one token: a GEMV), so a weight's reuse
+// distance is the step's whole stream of weights, and where that is
+// scanFactor times the ways the weights allocate into or more, each is
+// evicted before the next step comes round to it (LRU or SRRIP). The step
+// then skips their lookups and, as its stream would, empties those ways
+// of what is unlocked in them. Only where every weight class (dense,
+// FFN, experts) allocates into the same unlocked ways: a policy that
+// parts them keeps some of them whole. TestWeightScanBypass holds the
+// difference to the full simulation under 1%.
+func (e *engine) weightScans(w workloads.Work, ops []workloads.Op) bool {
+	repl := e.cfg.Chip.Memory.L3.Replacement
+	if w.Phase != workloads.Decode || w.Tokens != 1 || w.Batch != 1 || e.l3c == nil || !e.cfg.takes(scanBypass) || (repl != "lru" && repl != "srrip") {
+		return false
+	}
+	r := e.requests[classWeights]
+	for _, c := range []class{classWeights, classFFN, classExperts} {
+		if q := e.requests[c]; !q.Allocate || q.Lock || q.Ways != r.Ways {
+			return false
+		}
+	}
+	var read float64
+	for i := range ops {
+		if e.offUnit(&ops[i]) == nil {
+			read += ops[i].Bytes.Weights
+		}
+	}
+	return read > scanFactor*e.waysBytes(classWeights)
 }
 
 // scans reports whether the KV reads of pass w are a scan that cannot hit

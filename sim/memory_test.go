@@ -625,6 +625,63 @@ func TestKVScanBypass(t *testing.T) {
 	}
 }
 
+// TestWeightScanBypass: under the naive policy every weight of a decode
+// step streams through the L3 ways it shares with the KV cache, far more
+// than they hold, so a run whose steps skip the weights' lookups
+// (weightScans) agrees with the same run looking them all up — dense
+// and MoE, a short context so that the KV scan bypass stays out of it.
+// The steps are bypassed only where the rule says: not under a policy
+// that keeps the weights out of the L3 or parts their ways, nor for a
+// batch, whose GEMM may read a weight twice in a step.
+func TestWeightScanBypass(t *testing.T) {
+	for _, o := range []opts{
+		// llama-2-7b's 3.8 GB a step through an 8 MiB L3; 32 tokens of its
+		// KV are 16 MiB a step, under the KV bypass's 4 × 8 MiB.
+		{chipSrc: minimalChip, prompt: 16, gen: 16},
+		{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 16},
+		{chip: "apple-a17-pro", model: "llama-3.2-3b", prompt: 16, gen: 16},
+	} {
+		fast := runWith(t, o, "naive", Tile)
+		full := runExact(t, o, "naive", Shortcuts{ScanBypass: true})
+		within1Percent(t, o.chip+" "+o.model+", weights bypassed and looked up", []closeness{
+			{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false},
+			{"DRAM bytes", fast.Memory.DRAMBytes, full.Memory.DRAMBytes, false},
+			{"energy", fast.Energy.TotalJ, full.Energy.TotalJ, false},
+			{"KV L3 miss rate", fast.Memory.KVL3MissRate, full.Memory.KVL3MissRate, true},
+			{"L3 miss rate", fast.Memory.L3MissRate, full.Memory.L3MissRate, true},
+		})
+	}
+	step := workloads.Work{Phase: workloads.Decode, Tokens: 1, Batch: 1, Context: 64}
+	for _, c := range []struct {
+		policy string
+		work   workloads.Work
+		want   bool
+	}{
+		{"naive", step, true},
+		{"stream-weights", step, false},
+		{"naive", workloads.Work{Phase: workloads.Decode, Tokens: 1, Batch: 2, Context: 64}, false},
+		{"naive", workloads.Work{Phase: workloads.Prefill, Tokens: 64, Batch: 1}, false},
+	} {
+		pol, err := LoadPolicy(c.policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := configFor(t, opts{chipSrc: minimalChip, prompt: 64, gen: 1})
+		cfg.Policy, cfg.Fidelity = pol, Tile
+		u, dt, err := pickUnit(&cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := newEngine(&cfg, pol, u, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.weightScans(c.work, e.lower(c.work)); got != c.want {
+			t.Errorf("%s, %v: weight scan %v, want %v", c.policy, c.work, got, c.want)
+		}
+	}
+}
+
 // TestSpillBypass: a run whose spilled activations skip the L3 where
 // they cannot hit (spill.go) agrees with the same run looking every block
 // up, on the cases where prefills spill most. Each block counted a miss

@@ -47,6 +47,9 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	extents := e.planExtents[:0]
 	seen := e.spillSeen[:0]
 	clock := e.clockOf(e.unit) // the unit's clock holds through a pass's plan
+	if e.weightScan = e.weightScans(e.work, ops); e.weightScan {
+		e.l3c.Invalidate(e.requests[classWeights].Ways)
+	}
 	for i := range ops {
 		op := &ops[i]
 		if u := e.offUnit(op); u != nil {
