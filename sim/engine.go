@@ -98,8 +98,9 @@ type engine struct {
 	overlap float64
 	stopAt  float64 // a session's end, seconds of the run; 0 for one request
 	kvScan  bool    // this pass's KV reads cannot hit: see scanBypass
-	// weightScan says this pass's weight reads cannot hit (weightScans).
-	weightScan bool
+	// weightScan says which weight classes' reads cannot hit this pass
+	// (weightScans).
+	weightScan [numClasses]bool
 	// spillReach is the reuse distance past which a spilled block cannot
 	// hit (spill.go); 0 where the spill bypass does not apply.
 	spillReach float64
@@ -437,7 +438,7 @@ type tile struct {
 // the streaming area; the excess spills through the L3.
 func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident float64) {
 	if w := op.Bytes.Weights; w > 0 {
-		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op), scan: e.weightScan})
+		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op), scan: e.weightScan[weightClass(op)]})
 	}
 	if op.Kind == workloads.KindAttention {
 		spans, resident = e.kvSpans(op, spans)
@@ -601,35 +602,47 @@ func (e *engine) scanBypass(w workloads.Work) {
 	}
 }
 
-// weightScans decides, before a decode step's lookups, whether its weight
-// reads can hit, as scanBypass does for its KV: a step reads every weight
-// it uses once (one sequence, one token: a GEMV), so a weight's reuse
-// distance is the step's whole stream of weights, and where that is
-// scanFactor times the ways the weights allocate into or more, each is
-// evicted before the next step comes round to it (LRU or SRRIP). The step
-// then skips their lookups and, as its stream would, empties those ways
-// of what is unlocked in them. Only where every weight class (dense,
-// FFN, experts) allocates into the same unlocked ways: a policy that
-// parts them keeps some of them whole. TestWeightScanBypass holds the
-// difference to the full simulation under 1%.
-func (e *engine) weightScans(w workloads.Work, ops []workloads.Op) bool {
+// weightScans decides, before a decode step's lookups, which of its weight
+// classes (dense, FFN, experts) can hit, as scanBypass does for its KV: a
+// step reads every weight it uses once (one sequence, one token: a GEMV),
+// so a weight's reuse distance is the step's whole stream of the weights
+// in its ways, and where that is scanFactor times those ways' size or
+// more, each is evicted before the next step comes round to it (LRU or
+// SRRIP). Such a class skips its lookups and, as its stream would,
+// empties its ways of what is unlocked in them. A class whose ways only
+// partly overlap another weight class's is looked up as ever.
+// TestWeightScanBypass holds the difference to the full simulation under
+// 1%.
+func (e *engine) weightScans(w workloads.Work, ops []workloads.Op) (scan [numClasses]bool) {
 	repl := e.cfg.Chip.Memory.L3.Replacement
 	if w.Phase != workloads.Decode || w.Tokens != 1 || w.Batch != 1 || e.l3c == nil || !e.cfg.takes(scanBypass) || (repl != "lru" && repl != "srrip") {
-		return false
+		return scan
 	}
-	r := e.requests[classWeights]
-	for _, c := range []class{classWeights, classFFN, classExperts} {
-		if q := e.requests[c]; !q.Allocate || q.Lock || q.Ways != r.Ways {
-			return false
-		}
-	}
-	var read float64
+	var read [numClasses]float64
 	for i := range ops {
 		if e.offUnit(&ops[i]) == nil {
-			read += ops[i].Bytes.Weights
+			read[weightClass(&ops[i])] += ops[i].Bytes.Weights
 		}
 	}
-	return read > scanFactor*e.waysBytes(classWeights)
+	weights := []class{classWeights, classFFN, classExperts}
+	for _, c := range weights {
+		r := e.requests[c]
+		if !r.Allocate || r.Lock {
+			continue
+		}
+		through, whole := 0.0, true
+		for _, d := range weights {
+			switch q := e.requests[d]; {
+			case !q.Allocate:
+			case q.Ways == r.Ways:
+				through += read[d]
+			case q.Ways&r.Ways != 0:
+				whole = false
+			}
+		}
+		scan[c] = whole && through > scanFactor*e.waysBytes(c)
+	}
+	return scan
 }
 
 // scans reports whether the KV reads of pass w are a scan that cannot hit

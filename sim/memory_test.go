@@ -626,24 +626,31 @@ func TestKVScanBypass(t *testing.T) {
 }
 
 // TestWeightScanBypass: under the naive policy every weight of a decode
-// step streams through the L3 ways it shares with the KV cache, far more
-// than they hold, so a run whose steps skip the weights' lookups
-// (weightScans) agrees with the same run looking them all up — dense
-// and MoE, a short context so that the KV scan bypass stays out of it.
-// The steps are bypassed only where the rule says: not under a policy
-// that keeps the weights out of the L3 or parts their ways, nor for a
-// batch, whose GEMM may read a weight twice in a step.
+// step streams through the L3 ways it shares with the KV cache, under
+// kv-first the FFN's and experts' through their third of them, far more
+// than they hold, so a run whose steps skip those lookups (weightScans)
+// agrees with the same run looking them all up — dense and MoE, a short
+// context so that the KV scan bypass stays out of it. The steps are
+// bypassed only where the rule says: not for a class that does not
+// allocate (the dense weights under stream-weights and kv-first), nor for
+// a batch, whose GEMM may read a weight twice in a step.
 func TestWeightScanBypass(t *testing.T) {
-	for _, o := range []opts{
+	for _, c := range []struct {
+		o      opts
+		policy string
+	}{
 		// llama-2-7b's 3.8 GB a step through an 8 MiB L3; 32 tokens of its
 		// KV are 16 MiB a step, under the KV bypass's 4 × 8 MiB.
-		{chipSrc: minimalChip, prompt: 16, gen: 16},
-		{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 16},
-		{chip: "apple-a17-pro", model: "llama-3.2-3b", prompt: 16, gen: 16},
+		{opts{chipSrc: minimalChip, prompt: 16, gen: 16}, "naive"},
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 16}, "naive"},
+		{opts{chip: "seed-c", model: "seed-moe-3b", prompt: 16, gen: 16}, "kv-first"},
+		{opts{chip: "apple-a17-pro", model: "llama-3.2-3b", prompt: 16, gen: 16}, "naive"},
+		{opts{chip: "apple-a17-pro", model: "llama-3.2-3b", prompt: 16, gen: 16}, "kv-first"},
 	} {
-		fast := runWith(t, o, "naive", Tile)
-		full := runExact(t, o, "naive", Shortcuts{ScanBypass: true})
-		within1Percent(t, o.chip+" "+o.model+", weights bypassed and looked up", []closeness{
+		o := c.o
+		fast := runWith(t, o, c.policy, Tile)
+		full := runExact(t, o, c.policy, Shortcuts{ScanBypass: true})
+		within1Percent(t, o.chip+" "+o.model+" "+c.policy+", weights bypassed and looked up", []closeness{
 			{"decode tokens/s", *fast.Decode.TokensPerS, *full.Decode.TokensPerS, false},
 			{"DRAM bytes", fast.Memory.DRAMBytes, full.Memory.DRAMBytes, false},
 			{"energy", fast.Energy.TotalJ, full.Energy.TotalJ, false},
@@ -652,15 +659,18 @@ func TestWeightScanBypass(t *testing.T) {
 		})
 	}
 	step := workloads.Work{Phase: workloads.Decode, Tokens: 1, Batch: 1, Context: 64}
+	all := [numClasses]bool{classWeights: true, classFFN: true, classExperts: true}
 	for _, c := range []struct {
 		policy string
 		work   workloads.Work
-		want   bool
+		want   [numClasses]bool
 	}{
-		{"naive", step, true},
-		{"stream-weights", step, false},
-		{"naive", workloads.Work{Phase: workloads.Decode, Tokens: 1, Batch: 2, Context: 64}, false},
-		{"naive", workloads.Work{Phase: workloads.Prefill, Tokens: 64, Batch: 1}, false},
+		{"naive", step, all},
+		{"stream-weights", step, [numClasses]bool{}},
+		// The FFN's third of the ways, the dense weights not in the L3.
+		{"kv-first", step, [numClasses]bool{classFFN: true, classExperts: true}},
+		{"naive", workloads.Work{Phase: workloads.Decode, Tokens: 1, Batch: 2, Context: 64}, [numClasses]bool{}},
+		{"naive", workloads.Work{Phase: workloads.Prefill, Tokens: 64, Batch: 1}, [numClasses]bool{}},
 	} {
 		pol, err := LoadPolicy(c.policy)
 		if err != nil {

@@ -47,8 +47,11 @@ func (e *engine) plan(ops []workloads.Op) []opPlan {
 	extents := e.planExtents[:0]
 	seen := e.spillSeen[:0]
 	clock := e.clockOf(e.unit) // the unit's clock holds through a pass's plan
-	if e.weightScan = e.weightScans(e.work, ops); e.weightScan {
-		e.l3c.Invalidate(e.requests[classWeights].Ways)
+	e.weightScan = e.weightScans(e.work, ops)
+	for c, scan := range e.weightScan {
+		if scan {
+			e.l3c.Invalidate(e.requests[c].Ways)
+		}
 	}
 	for i := range ops {
 		op := &ops[i]
