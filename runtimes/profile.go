@@ -109,7 +109,8 @@ type Profile struct {
 	Provenance []spec.Entry `yaml:"-"`
 
 	// file and src are the file the profile was read from and its text,
-	// which With applies overrides to (nil for a profile built in code).
+	// which With applies overrides to; nil for a profile built or changed
+	// in code (Bare, and the fits built on it), which With encodes first.
 	file string
 	src  []byte
 }
@@ -212,7 +213,7 @@ func (p *Profile) With(sets []spec.Override) (*Profile, error) {
 	file, data := p.file, p.src
 	if data == nil {
 		var err error
-		if data, err = p.Encode(); err != nil {
+		if data, err = p.encodeGiven(); err != nil {
 			return nil, err
 		}
 		file = "runtime " + p.ID
@@ -234,6 +235,28 @@ func (p *Profile) With(sets []spec.Override) (*Profile, error) {
 		q.Sources[o.Path] = "set: runtime." + o.Path + "=" + o.Value
 	}
 	return q, nil
+}
+
+// encodeGiven is Encode without the sources of figures the encoding
+// leaves out (a zero, as mmap: false, or an efficiency Bare removed),
+// which would cite nothing.
+func (p *Profile) encodeGiven() ([]byte, error) {
+	data, err := p.Encode()
+	if err != nil {
+		return nil, err
+	}
+	doc, err := spec.Parse("runtime "+p.ID, data)
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.Sources = map[string]string{}
+	for path, src := range p.Sources {
+		if doc.Has(path) {
+			q.Sources[path] = src
+		}
+	}
+	return q.Encode()
 }
 
 // decode is Decode with overrides applied before the checks.
@@ -400,6 +423,7 @@ func Default(kind, vendor string, formats []string) *Profile {
 func (p *Profile) Bare() *Profile {
 	q := *p
 	q.Efficiency, q.Dispatch, q.Barrier = Efficiency{}, 0, 0
+	q.file, q.src = "", nil // no longer the text it was read from
 	return &q
 }
 

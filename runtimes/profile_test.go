@@ -213,3 +213,20 @@ func TestWithEveryCatalogProfile(t *testing.T) {
 		}
 	}
 }
+
+// A bare profile is not the text it was read from: an override applies to
+// its own (empty) figures, not the catalog file's, and the sources of what
+// its encoding leaves out (the efficiencies, llama.cpp-opencl's mmap:
+// false) do not stop it.
+func TestWithBareProfile(t *testing.T) {
+	for _, id := range []string{"llama.cpp-metal", "llama.cpp-opencl"} {
+		q, err := MustLoad(id).Bare().With([]spec.Override{{Path: "context", Value: "8192"}})
+		if err != nil {
+			t.Errorf("bare %s with context 8192: %v", id, err)
+			continue
+		}
+		if q.Context != 8192 || len(q.Efficiency.GEMV) != 0 || q.Mmap != MustLoad(id).Mmap {
+			t.Errorf("bare %s with context 8192: context %d, gemv %v, mmap %v", id, q.Context, q.Efficiency.GEMV, q.Mmap)
+		}
+	}
+}
