@@ -135,6 +135,9 @@ func FuzzParseVary(f *testing.F) {
 
 // A field of names takes a list, in its order; its values index it.
 func TestParseChoiceVary(t *testing.T) {
+	if a, err := ParseVary("model=../m/a.config.json,llama-3.2-1b"); err != nil || a.Choices[0] != "../m/a.config.json" {
+		t.Errorf("a model file up a directory: %v %v", a.Choices, err)
+	}
 	a, err := ParseVary("quant= Q8_0,Q4_0 ,Q5_K_M")
 	if err != nil {
 		t.Fatal(err)
