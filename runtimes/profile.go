@@ -3,7 +3,6 @@ package runtimes
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -219,13 +218,8 @@ func (p *Profile) With(sets []spec.Override) (*Profile, error) {
 		file = "runtime " + p.ID
 	}
 	q, err := decode(file, data, sets)
-	if e := (*spec.Error)(nil); errors.As(err, &e) && e.Path != "" {
-		c := *e // the path as the user wrote it
-		c.Path = "runtime." + e.Path
-		return nil, &c
-	}
 	if err != nil {
-		return nil, err
+		return nil, spec.Prefixed(err, "runtime.")
 	}
 	q.ID = p.ID
 	if q.Sources == nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -82,19 +81,6 @@ func completeIDs(ids func() []string) func(*cobra.Command, []string, string) ([]
 	}
 }
 
-// setPrefix gives an error about a --set value the path the user wrote:
-// the model and scenario documents know their fields without the prefix
-// that chose them.
-func setPrefix(err error, prefix string) error {
-	var e *spec.Error
-	if errors.As(err, &e) && e.File == "" && e.Field == "set" && e.Path != "" && !strings.HasPrefix(e.Path, prefix) {
-		c := *e
-		c.Path = prefix + e.Path
-		return &c
-	}
-	return err
-}
-
 // config loads everything the flags name into a simulation config for the
 // chip ref. Every error is the user's input.
 func (f *runFlags) config(chipRef string) (sim.Config, error) {
@@ -131,7 +117,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	var scenario *workloads.Scenario
 	if f.scenario != "" {
 		if scenario, err = workloads.LoadScenario(f.scenario, scenarioSets); err != nil {
-			return sim.Config{}, inputErr(setPrefix(err, "scenario."))
+			return sim.Config{}, inputErr(spec.Prefixed(err, "scenario."))
 		}
 	} else if len(scenarioSets) > 0 {
 		return sim.Config{}, inputErrorf("--set %s: no --scenario to apply it to", "scenario."+scenarioSets[0].Path)
@@ -160,7 +146,7 @@ func (f *runFlags) config(chipRef string) (sim.Config, error) {
 	}
 	model, err := workloads.LoadModel(f.model, modelSets)
 	if err != nil {
-		return sim.Config{}, inputErr(setPrefix(err, "model."))
+		return sim.Config{}, inputErr(spec.Prefixed(err, "model."))
 	}
 	var pol *sim.Policy
 	if f.policy != "" {

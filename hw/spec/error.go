@@ -132,6 +132,22 @@ func Refield(err error, from, to string) error {
 	return &e
 }
 
+// Prefixed is err with prefix before the path it names, when it names an
+// override's (no file; the setting set, or none): for a caller that
+// applied overrides to one part of a run without their prefix (model.,
+// scenario., runtime.), so the message names the path as the user wrote
+// it. An error located in a file, and one already prefixed, are left as
+// they are.
+func Prefixed(err error, prefix string) error {
+	var se *Error
+	if !errors.As(err, &se) || se.File != "" || (se.Field != "set" && se.Field != "") || se.Path == "" || strings.HasPrefix(se.Path, prefix) {
+		return err
+	}
+	e := *se
+	e.Path = prefix + se.Path
+	return &e
+}
+
 // OneLine folds a message onto one line (its runs of white space, line
 // breaks among them, become one space), so an error quoting a file's
 // value or another library's message stays one line.

@@ -55,3 +55,27 @@ func TestErrorNamesItsPlace(t *testing.T) {
 		t.Errorf("Errorf(%%w) = %v, want it to wrap the sentinel", err)
 	}
 }
+
+// Prefixed puts the part's prefix before the path of an override's error
+// (set, or no setting), once, and leaves an error located in a file as
+// the file names it.
+func TestPrefixed(t *testing.T) {
+	for _, c := range []struct {
+		err  *Error
+		want string
+	}{
+		{&Error{Field: "set", Path: "context"}, "runtime.context"},
+		{&Error{Path: "context"}, "runtime.context"},
+		{&Error{Field: "set", Path: "runtime.context"}, "runtime.context"},
+		{&Error{File: "x.yaml", Line: 3, Path: "context"}, "context"},
+		{&Error{Field: "soc", Path: "context"}, "context"},
+	} {
+		var got *Error
+		if !errors.As(Prefixed(c.err, "runtime."), &got) || got.Path != c.want {
+			t.Errorf("%+v: path %q, want %q", *c.err, got.Path, c.want)
+		}
+	}
+	if c := (&Error{Path: "x"}); Prefixed(c, "m.") == error(c) || c.Path != "x" {
+		t.Error("Prefixed changed the error it was given, or returned it unprefixed")
+	}
+}
