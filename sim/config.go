@@ -52,7 +52,7 @@ func (f Fidelity) Options() Options {
 	case Line:
 		return Options{Events: true, Lines: true}
 	}
-	return Options{Events: true, shortcuts: 1<<leap | 1<<prefillReplay | 1<<scanBypass | 1<<spillBypass | 1<<stepReuse}
+	return Options{Events: true, shortcuts: 1<<leap | 1<<prefillReplay | 1<<scanBypass | 1<<spillBypass | 1<<stepReuse | 1<<layerReplay}
 }
 
 // Shortcuts names the ways a run skips work while keeping its answer, each
@@ -75,6 +75,10 @@ type Shortcuts struct {
 	// StepReuse: decode steps between simulated ones are interpolated
 	// (tile and analytic; within 1%).
 	StepReuse bool
+	// LayerReplay: a prefill's layer that begins with the L3 as the one
+	// before began and plans alike takes that layer's hits (tile
+	// fidelity; within 0.1%).
+	LayerReplay bool
 }
 
 // shortcut is one of the shortcuts Shortcuts names.
@@ -86,11 +90,12 @@ const (
 	scanBypass
 	stepReuse
 	spillBypass
+	layerReplay
 )
 
 // off reports whether x switches shortcut s off.
 func (x Shortcuts) off(s shortcut) bool {
-	return [...]bool{leap: x.Leap, prefillReplay: x.PrefillReplay, scanBypass: x.ScanBypass, stepReuse: x.StepReuse, spillBypass: x.SpillBypass}[s]
+	return [...]bool{leap: x.Leap, prefillReplay: x.PrefillReplay, scanBypass: x.ScanBypass, stepReuse: x.StepReuse, spillBypass: x.SpillBypass, layerReplay: x.LayerReplay}[s]
 }
 
 // takes reports whether the run takes shortcut s: its fidelity's options

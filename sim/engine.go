@@ -121,6 +121,7 @@ type engine struct {
 	recording  *recording                  // the current pass's, if any
 	replaying  bool                        // the current pass takes its hits from recording
 	firstDone  bool                        // a pass has run: the L3 is no longer the empty one (FirstPrefills)
+	layers     replayedLayers              // the current prefill's layers that replay the one before (layerreplay.go)
 
 	// Buffers the passes reuse, so a pass allocates little.
 	opBuf       []workloads.Op // the pass's operators (lower)
@@ -131,6 +132,7 @@ type engine struct {
 	planSpans   []span
 	planExtents []extent
 	spillSeen   []float64    // the pass's spills so far, for the spill bypass (spillScan)
+	layerSigBuf []uint64     // the pass's layer signatures (layerSignatures)
 	loadSpare   []*tileLoad  // tile loads done with, for reuse (tile.go)
 	exec        executor     // runs each pass's plan: events or arithmetic, by fidelity
 	bufs        *passBuffers // where the buffers above came from and go back to (buffers.go)
@@ -557,7 +559,7 @@ func (e *engine) attentionSeconds(op *workloads.Op, clock float64) float64 {
 // allocate (write-allocate) but their bytes still go to DRAM
 // (write-through), so they return 0.
 func (e *engine) access(s span) float64 {
-	if s.flush && !e.replaying { // a replay leaves the L3 as recorded
+	if s.flush && !e.replaying && !e.layers.replaying { // a replay leaves the L3 as recorded
 		e.l3c.Invalidate(e.requests[s.class].Ways)
 	}
 	if !e.looksUp(s) {

@@ -47,6 +47,7 @@ var relations = []relation{
 	{"leap on ≈ off", shortcutOff(Tile, func(s *Shortcuts) { s.Leap = true }, 1e-6)},
 	{"scan bypass on ≈ off", shortcutOff(Tile, func(s *Shortcuts) { s.ScanBypass = true }, 0.01)},
 	{"spill bypass on ≈ off", shortcutOff(Tile, func(s *Shortcuts) { s.SpillBypass = true }, spillMissChance)},
+	{"layer replay on ≈ off", shortcutOff(Tile, func(s *Shortcuts) { s.LayerReplay = true }, 0.001)},
 	{"step reuse on ≈ off (tile)", shortcutOff(Tile, func(s *Shortcuts) { s.StepReuse = true }, 0.01)},
 	{"step reuse on ≈ off (analytic)", shortcutOff(Analytic, func(s *Shortcuts) { s.StepReuse = true }, 0.01)},
 	{"prefill replay on ≈ off", prefillReplayOff},

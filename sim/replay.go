@@ -58,7 +58,7 @@ func (e *engine) startReplay(w workloads.Work) {
 	}
 }
 
-// lookup runs a span through the L3 (cachePages), or takes its recorded
+// lookup runs a span through the L3 (layerLookup), or takes its recorded
 // outcome.
 func (e *engine) lookup(s span) int64 {
 	r := e.recording
@@ -67,11 +67,11 @@ func (e *engine) lookup(s span) int64 {
 		r.next++
 		return r.hits[r.next-1]
 	case r != nil && !e.replaying:
-		hit := e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
+		hit := e.layerLookup(s)
 		r.hits = append(r.hits, hit)
 		return hit
 	}
-	return e.cachePages(s.addr, int64(s.bytes), e.requests[s.class])
+	return e.layerLookup(s)
 }
 
 // endReplay ends the pass: a recording keeps the L3 it leaves, a replay

@@ -136,7 +136,9 @@ func (e *engine) pass(name string, w workloads.Work) float64 {
 	ops := e.lower(w)
 	plans := e.plan(ops)
 	shared := e.shareFirst(plans)
+	e.beginLayers(ops, plans)
 	t := e.exec.run(ops, plans)
+	e.endLayers()
 	if overflowed(start, t) && e.overflow == nil {
 		e.overflow = e.overflowError(name)
 		if e.stop != nil {

@@ -205,6 +205,7 @@ func (s *stream) issue() {
 		if s.tiles[j].buffers() {
 			s.buffered++
 		}
+		s.e.loading(s.ops, s.tiles[j].op)
 		s.e.load(&s.tiles[j].tile, s.e.newLoad(s, j))
 	}
 }
@@ -301,7 +302,7 @@ const (
 // counter increments, skips ahead (see Leaping).
 func (s *stream) leap() {
 	e := s.e
-	if e.trace != nil || !e.cfg.takes(leap) || e.recording != nil {
+	if e.trace != nil || !e.cfg.takes(leap) || e.recording != nil || e.layers.sigs != nil {
 		return
 	}
 	k := s.computed - 1

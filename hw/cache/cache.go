@@ -450,9 +450,45 @@ type State struct {
 }
 
 // Save copies the cache's contents.
-func (c *Cache) Save() *State {
-	return &State{tags: slices.Clone(c.tags), keys: slices.Clone(c.keys), ins: slices.Clone(c.ins), clock: c.clock,
-		rec: slices.Clone(c.rec)}
+func (c *Cache) Save() *State { return c.SaveTo(nil) }
+
+// SaveTo copies the cache's contents into s, reusing its buffers, and
+// returns it (a new State when s is nil).
+func (c *Cache) SaveTo(s *State) *State {
+	if s == nil {
+		s = &State{}
+	}
+	s.tags = append(s.tags[:0], c.tags...)
+	s.keys = append(s.keys[:0], c.keys...)
+	s.ins = append(s.ins[:0], c.ins...)
+	s.rec = append(s.rec[:0], c.rec...)
+	s.clock = c.clock
+	return s
+}
+
+// Matches reports whether the cache holds what s holds in a way no
+// access can tell apart: the same block in every way, locked alike, in
+// the same replacement order, so the same accesses from either give the
+// same hits and leave the same blocks. Under LRU the order is the
+// recency lists' (the time stamps themselves may differ); under RRIP the
+// keys and BRRIP's insertion counts. A cache without recency lists (a
+// benchmark's) never matches under LRU.
+func (c *Cache) Matches(s *State) bool {
+	if !slices.Equal(c.tags, s.tags) {
+		return false
+	}
+	if c.policy != lru {
+		return slices.Equal(c.keys, s.keys) && slices.Equal(c.ins, s.ins)
+	}
+	if c.rec == nil || !slices.Equal(c.rec, s.rec) {
+		return false
+	}
+	for i, k := range c.keys {
+		if k&locked != s.keys[i]&locked {
+			return false
+		}
+	}
+	return true
 }
 
 // Restore puts back contents saved from this cache (or one of the same

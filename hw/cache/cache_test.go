@@ -407,3 +407,46 @@ func TestSaveRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestMatches: two caches that hold the same blocks in the same order
+// match, whatever their histories' lengths, and then answer any trace
+// alike; a different order or lock does not match. One set of four ways.
+func TestMatches(t *testing.T) {
+	one := Geometry{Size: 4 * 64, Ways: 4, Block: 64}
+	run := func(r Replacement, blks []int64, lock bool) *Cache {
+		c := New(Config{Geometry: one, Replacement: r})
+		for _, b := range blks {
+			c.Access(b*64, Request{Allocate: true, Lock: lock && b == A})
+		}
+		return c
+	}
+	for _, r := range []Replacement{LRU, SRRIP, BRRIP} {
+		base := run(r, []int64{A, B, C}, false).Save()
+		if c := run(r, []int64{A, B, C}, false); !c.Matches(base) {
+			t.Errorf("%s: the same history does not match", r)
+		}
+		if c := run(r, []int64{A, B, C}, true); c.Matches(base) {
+			t.Errorf("%s: A locked matches A unlocked", r)
+		}
+		if c := run(r, []int64{A, B, C, A}, false); c.Matches(base) {
+			t.Errorf("%s: A hit once more matches", r) // LRU: B C A; RRIP: A's RRPV 0
+		}
+	}
+	// LRU: A B C hit again in order is A B C once more, at later time
+	// stamps: it matches, and the two caches answer a random trace alike.
+	a, b := run(LRU, []int64{A, B, C}, false), run(LRU, []int64{A, B, C, A, B, C}, false)
+	if !b.Matches(a.Save()) {
+		t.Fatal("LRU: the same order at later time stamps does not match")
+	}
+	reuse := b.Save() // SaveTo's buffers, before the trace
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 1000 {
+		addr := rng.Int64N(8) * 64
+		if ha, hb := a.Access(addr, alloc), b.Access(addr, alloc); ha != hb {
+			t.Fatalf("access %d: hit %v and %v from matching caches", i, ha, hb)
+		}
+	}
+	if !b.Matches(a.SaveTo(reuse)) {
+		t.Error("LRU: matching caches no longer match after the same trace")
+	}
+}
