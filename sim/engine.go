@@ -398,6 +398,16 @@ func (e *engine) kvName(il int) string {
 	return l.kvName[il]
 }
 
+// addrOf is tensor name's address, size bytes given it when first seen:
+// 0 for all when no L3 is simulated, where addresses tell nothing (the
+// analytic pass estimates the L3 per class).
+func (e *engine) addrOf(name string, size float64) int64 {
+	if e.l3c == nil {
+		return 0
+	}
+	return e.layout.of(name, size)
+}
+
 func (l *layout) of(name string, size float64) int64 {
 	if a, ok := l.addr[name]; ok {
 		return a
@@ -440,13 +450,13 @@ type tile struct {
 // the streaming area; the excess spills through the L3.
 func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident float64) {
 	if w := op.Bytes.Weights; w > 0 {
-		spans = append(spans, span{addr: e.layout.of(op.Tensor, w), bytes: w, class: weightClass(op), scan: e.weightScan[weightClass(op)]})
+		spans = append(spans, span{addr: e.addrOf(op.Tensor, w), bytes: w, class: weightClass(op), scan: e.weightScan[weightClass(op)]})
 	}
 	if op.Kind == workloads.KindAttention {
 		spans, resident = e.kvSpans(op, spans)
 	}
 	if spill := op.Bytes.Activations - e.actBudget; spill > 0 {
-		spans = append(spans, span{addr: e.layout.of("activations", float64(e.unit.SRAM)*8), bytes: spill, class: classActivations})
+		spans = append(spans, span{addr: e.addrOf("activations", float64(e.unit.SRAM)*8), bytes: spill, class: classActivations})
 	}
 	return spans, resident
 }
@@ -463,7 +473,10 @@ func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident flo
 func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
 	maxCtx := float64(e.cfg.context())
-	base := e.layout.of(e.kvName(op.Layer), e.kvLayer*maxCtx)
+	var base int64
+	if e.l3c != nil {
+		base = e.addrOf(e.kvName(op.Layer), e.kvLayer*maxCtx)
+	}
 	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
 	resident := min(read, e.kvResident)
 	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.runBatch())

@@ -23,6 +23,7 @@ type heat struct {
 	gov      thermal.Governor
 	caps     thermal.Caps
 	nodeOf   map[string]int // unit name → node its heat enters
+	node     []int          // the node of units[i]
 	pkg      int            // the package node: L3 and DRAM interface power
 	board    int            // the board node (the package if none): storage power
 	nextPoll float64        // run time of the governor's next poll
@@ -64,6 +65,7 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	opps := thermal.OPPPower{}
 	for _, u := range chip.Units {
 		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
+		h.node = append(h.node, h.nodeOf[u.Name])
 		freqs, volts := make([]units.Hertz, len(u.OPP)), make([]units.Volts, len(u.OPP))
 		for i, o := range u.OPP {
 			freqs[i], volts[i] = o.Freq, o.Volt
@@ -158,7 +160,7 @@ func (h *heat) step(end, seconds float64, in *deposit, share float64) (leak floa
 		for i := range h.units {
 			u := &h.units[i]
 			_, v := h.opp(u)
-			h.trial[h.nodeOf[u.Name]] += staticPower(u, h.temps[h.nodeOf[u.Name]]) * v * seconds * share
+			h.trial[h.node[i]] += staticPower(u, h.temps[h.node[i]]) * v * seconds * share
 		}
 		for i := range h.trial {
 			h.trial[i] /= seconds
@@ -173,9 +175,9 @@ func (h *heat) step(end, seconds float64, in *deposit, share float64) (leak floa
 	for i := range h.units {
 		u := &h.units[i]
 		_, v := h.opp(u)
-		l := staticPower(u, at[h.nodeOf[u.Name]]) * v * seconds * share
+		l := staticPower(u, at[h.node[i]]) * v * seconds * share
 		leak += l
-		in.node[h.nodeOf[u.Name]] += l
+		in.node[h.node[i]] += l
 		h.power[u.Name] += l
 	}
 	if seconds > 0 {

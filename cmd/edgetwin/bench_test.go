@@ -35,7 +35,10 @@ func BenchmarkSustained30mCLI(b *testing.B) {
 // lowered once and shared, the derived figures decoded in place), about a
 // quarter of it the point's chip load and two thirds its passes; 1.39–1.57
 // ms on 2026-12-07, as the runs grew (storage, runtimes, budgets), and
-// 1.31 once the analytic pass took the builtin max for math.Max):
+// 1.31 once the analytic pass took the builtin max for math.Max; on
+// 2026-12-08 1.22–1.29 before and 1.13–1.17 after an analytic run gave
+// no tensor an address and a chip load parsed only the defaults it
+// writes):
 //
 //	taskset -c 0 go test -run '^$' -bench SweepPointAnalytic -cpu 1 ./cmd/edgetwin
 func BenchmarkSweepPointAnalytic(b *testing.B) {

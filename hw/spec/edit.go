@@ -27,15 +27,27 @@ func (d *Doc) Default(path, value string, target any, source string) error {
 
 func (d *Doc) put(path, value string, target any, origin string, overwrite bool) error {
 	fail := func(msg string) error { return originError(origin, path, msg) }
-	if strings.TrimSpace(value) == "" {
-		return fail("empty value")
+	var newNode *yaml.Node
+	parse := func() error {
+		if strings.TrimSpace(value) == "" {
+			return fail("empty value")
+		}
+		n, ok := parseValue(value)
+		if !ok {
+			return fail(fmt.Sprintf("%q is not a valid value", value))
+		}
+		if err := d.checkValue(value, n, path); err != nil {
+			return fail(err.(*Error).Msg)
+		}
+		newNode = n
+		return nil
 	}
-	newNode, ok := parseValue(value)
-	if !ok {
-		return fail(fmt.Sprintf("%q is not a valid value", value))
-	}
-	if err := d.checkValue(value, newNode, path); err != nil {
-		return fail(err.(*Error).Msg)
+	// A default is parsed only where it is written: most loads find most
+	// of the catalog's defaults' fields given.
+	if overwrite {
+		if err := parse(); err != nil {
+			return err
+		}
 	}
 	t := reflect.TypeOf(target)
 	parent := d.root
@@ -83,6 +95,11 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 		if last {
 			if child != nil && !overwrite {
 				return nil
+			}
+			if newNode == nil {
+				if err := parse(); err != nil {
+					return err
+				}
 			}
 			if overwrite {
 				d.set[path] = true
