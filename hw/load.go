@@ -87,42 +87,8 @@ type ClusterShape struct{ Name, Core string }
 // LoadCalibrated is Load with a calibration (nil for none) applied before
 // the overrides, so --set still wins over a calibrated figure.
 func LoadCalibrated(file string, data []byte, cal Calibration, sets []spec.Override) (*Chip, error) {
-	doc, err := spec.Parse(file, data)
+	doc, heat, err := defaulted(file, data, cal, sets)
 	if err != nil {
-		return nil, err
-	}
-	if err := addDefaultCPU(doc); err != nil {
-		return nil, err
-	}
-	// Whole default sections go in before overrides, so --set can reach
-	// into them.
-	heat, err := applyThermal(doc, sets)
-	if err != nil {
-		return nil, err
-	}
-	if cal != nil {
-		shape := Shape{DRAMType: doc.Value("memory.dram.type")}
-		for _, name := range doc.Names("units") {
-			at := "units." + name
-			us := UnitShape{Name: name, Kind: doc.Value(at + ".kind"), Core: doc.Value(at + ".core")}
-			for _, c := range doc.Names(at + ".clusters") {
-				us.Clusters = append(us.Clusters, ClusterShape{Name: c, Core: doc.Value(at + ".clusters." + c + ".core")})
-			}
-			shape.Units = append(shape.Units, us)
-		}
-		calSets, err := cal.Overrides(shape)
-		if err != nil {
-			return nil, err
-		}
-		if err := doc.Apply(calSets, &SoC{}); err != nil {
-			return nil, err
-		}
-	}
-	if err := doc.Apply(sets, &SoC{}); err != nil {
-		return nil, err
-	}
-	clusterDefaults(doc)
-	if err := applyDefaults(doc); err != nil {
 		return nil, err
 	}
 	var s SoC

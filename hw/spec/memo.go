@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"maps"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -118,4 +119,32 @@ func (c *copier) copy(n *yaml.Node) *yaml.Node {
 		}
 	}
 	return out
+}
+
+// Clone is a deep copy of the document: its tree (no node shared), where
+// each of its values came from, and the paths Set wrote. Editing one
+// never shows in the other.
+func (d *Doc) Clone() *Doc {
+	c := &Doc{File: d.File, root: copyNode(d.root), origin: make(map[*yaml.Node]string, max(len(d.origin), originRoom)), set: maps.Clone(d.set)}
+	c.takeOrigins(d, d.root, c.root)
+	return c
+}
+
+// takeOrigins gives each node of the tree at to, a copy of the tree at
+// from, the origin d gives its original.
+func (d *Doc) takeOrigins(src *Doc, from, to *yaml.Node) {
+	if o, ok := src.origin[from]; ok {
+		d.origin[to] = o
+	}
+	for i, k := range from.Content {
+		d.takeOrigins(src, k, to.Content[i])
+	}
+}
+
+// IsScalar reports whether value (YAML text, as Set takes it) is one
+// value rather than a mapping or a list: writing it where a scalar is adds
+// no field and takes none away.
+func IsScalar(value string) bool {
+	n, ok := parseValue(value)
+	return ok && n.Kind == yaml.ScalarNode
 }

@@ -122,6 +122,40 @@ func TestSetDefaultProvenance(t *testing.T) {
 	}
 }
 
+// TestCloneIsItsOwn: a clone decodes and cites as its original did, and
+// what either writes afterwards never shows in the other.
+func TestCloneIsItsOwn(t *testing.T) {
+	d, err := Parse("t.yaml", []byte("name: a\nparts: [{name: p, size: 1 KiB}]\nsources: {parts.p: datasheet p.3}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("rate", "2 GHz", &thing{}, "--set"); err != nil {
+		t.Fatal(err)
+	}
+	c := d.Clone()
+	for _, e := range []struct {
+		doc         *Doc
+		path, value string
+	}{{c, "rate", "3 GHz"}, {c, "parts.p.size", "2 KiB"}, {d, "count", "7"}} {
+		if err := e.doc.Set(e.path, e.value, &thing{}, "--set"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cite := func(d *Doc) []Entry {
+		var v thing
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return d.Provenance("", v.Source)
+	}
+	if got, want := cite(d), []Entry{{"count", "7", "--set"}, {"parts.p.size", "1 KiB", "datasheet p.3"}, {"rate", "2 GHz", "--set"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("original %+v\nwant %+v", got, want)
+	}
+	if got, want := cite(c), []Entry{{"parts.p.size", "2 KiB", "--set"}, {"rate", "3 GHz", "--set"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("clone %+v\nwant %+v", got, want)
+	}
+}
+
 // TestProvenanceKeepsTheOrderOfEqualPaths: a list entry named "3" and the
 // unnamed entry at index 3 give the same paths; their leaves stay in the
 // document's order (the sort falls back to a stable one), the rest sorted
