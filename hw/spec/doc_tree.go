@@ -21,8 +21,34 @@ const maxDepth = 64
 type Doc struct {
 	File   string
 	root   *yaml.Node
-	origin map[*yaml.Node]string
-	set    map[string]bool // paths Set wrote (overrides, not defaults)
+	origin map[*yaml.Node]string // where a value not read from File came from (the document's own entries)
+	shared *origins              // more of them, shared with its clones: read only
+	set    map[string]bool       // paths Set wrote (overrides, not defaults)
+	// owned, once the document shares its tree with a clone (Clone), are
+	// the nodes it has made or copied since; any other node may be a
+	// clone's too and is copied before it changes (writable). Nil while
+	// the document shares nothing.
+	owned map[*yaml.Node]bool
+}
+
+// origins is a layer of origin entries no document changes any more, over
+// the layer under it.
+type origins struct {
+	m     map[*yaml.Node]string
+	under *origins
+}
+
+// originOf is where the value at n came from, when not from File.
+func (d *Doc) originOf(n *yaml.Node) (string, bool) {
+	if o, ok := d.origin[n]; ok {
+		return o, true
+	}
+	for l := d.shared; l != nil; l = l.under {
+		if o, ok := l.m[n]; ok {
+			return o, true
+		}
+	}
+	return "", false
 }
 
 // originRoom is room for the nodes a chip's load adds to its document
@@ -35,8 +61,9 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // Parse reads data as one YAML mapping. It rejects binary content, syntax
 // errors, duplicate keys, anchors and aliases, and more than one document.
 func Parse(file string, data []byte) (doc *Doc, err error) {
-	if root := remembered(memo.files, string(data)); root != nil {
-		return &Doc{File: file, root: root, origin: make(map[*yaml.Node]string, originRoom), set: map[string]bool{}}, nil
+	if d := rememberedDoc(string(data)); d != nil {
+		d.File = file
+		return d, nil
 	}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return nil, &Error{File: file, Msg: "not a YAML text file (binary content)"}
@@ -71,7 +98,7 @@ func Parse(file string, data []byte) (doc *Doc, err error) {
 	if err := d.checkTree(root, "", 0); err != nil {
 		return nil, err
 	}
-	remember(memo.files, string(data), root)
+	rememberDoc(string(data), d)
 	return d, nil
 }
 
@@ -151,7 +178,7 @@ func (d *Doc) checkTree(n *yaml.Node, path string, depth int) error {
 
 // errAt builds an Error located at node n.
 func (d *Doc) errAt(n *yaml.Node, path, msg string) *Error {
-	if o, ok := d.origin[n]; ok {
+	if o, ok := d.originOf(n); ok {
 		return originError(o, path, msg)
 	}
 	return &Error{File: d.File, Line: n.Line, Column: n.Column, Path: path, Msg: msg}
@@ -202,6 +229,34 @@ func kindName(n *yaml.Node) string {
 }
 
 // Lookup returns the node at a dotted path, or nil.
+// chainTo is the nodes from the root down to path's (nil when the
+// document does not hold path).
+func (d *Doc) chainTo(path string) []*yaml.Node {
+	chain := []*yaml.Node{d.root}
+	for rest, more := path, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, ".")
+		n := chain[len(chain)-1]
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			next = mapValue(n, seg)
+		case yaml.SequenceNode:
+			for i, e := range n.Content {
+				if entryName(e, i) == seg {
+					next = e
+					break
+				}
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		chain = append(chain, next)
+	}
+	return chain
+}
+
 func (d *Doc) lookup(path string) *yaml.Node {
 	n := d.root
 	for rest, more := path, true; more; {
@@ -252,7 +307,7 @@ func (d *Doc) Line(path string) int {
 	if n == nil {
 		return 0
 	}
-	if _, ok := d.origin[n]; ok {
+	if _, ok := d.originOf(n); ok {
 		return 0
 	}
 	return n.Line

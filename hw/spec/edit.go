@@ -51,6 +51,8 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 	}
 	t := reflect.TypeOf(target)
 	parent := d.root
+	var room [8]*yaml.Node
+	chain := append(room[:0], parent) // the root down to parent, for writable
 	done := ""
 	for rest, more := path, true; more; {
 		var seg string
@@ -105,10 +107,10 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 				d.set[path] = true
 			}
 			d.markOrigin(newNode, origin)
+			parent = d.writable(chain)
 			if child == nil || parent.Kind == yaml.SequenceNode {
 				if child != nil { // replace a whole list entry in place
-					*child = *newNode
-					d.markOrigin(child, origin)
+					parent.Content[slices.Index(parent.Content, child)] = newNode
 					return nil
 				}
 				parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, newNode)
@@ -118,15 +120,17 @@ func (d *Doc) put(path, value string, target any, origin string, overwrite bool)
 			return nil
 		}
 		if child == nil {
+			parent = d.writable(chain)
 			child = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 			parent.Content = append(parent.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, child)
-			d.origin[child] = origin
+			d.markOrigin(child, origin)
 		}
 		if child.Kind != yaml.MappingNode && child.Kind != yaml.SequenceNode {
 			next, _, _ := strings.Cut(rest, ".")
 			return fail(fmt.Sprintf("unknown path: %s is a single value, it has no field %q", join(done, seg), next))
 		}
 		parent = child
+		chain = append(chain, child)
 		done = join(done, seg)
 	}
 	return nil
@@ -157,6 +161,9 @@ func replaceValue(m *yaml.Node, key string, v *yaml.Node) {
 
 func (d *Doc) markOrigin(n *yaml.Node, origin string) {
 	d.origin[n] = origin
+	if d.owned != nil {
+		d.owned[n] = true
+	}
 	for _, c := range n.Content {
 		d.markOrigin(c, origin)
 	}
@@ -216,7 +223,7 @@ func (d *Doc) Provenance(prefix string, sources map[string]string) []Entry {
 }
 
 func (d *Doc) source(n *yaml.Node, path string, sources map[string]string) string {
-	if o, ok := d.origin[n]; ok {
+	if o, ok := d.originOf(n); ok {
 		return o
 	}
 	if c := citation(path, sources); c != "" {
@@ -279,8 +286,8 @@ func Encode(v any) ([]byte, error) {
 // Append adds value (YAML text) as a new entry of the list at path. It does
 // nothing when the list is absent; decoding then reports the missing field.
 func (d *Doc) Append(path, value, origin string) error {
-	list := d.lookup(path)
-	if list == nil || list.Kind != yaml.SequenceNode {
+	chain := d.chainTo(path)
+	if chain == nil || chain[len(chain)-1].Kind != yaml.SequenceNode {
 		return nil
 	}
 	n, ok := parseValue(value)
@@ -288,6 +295,7 @@ func (d *Doc) Append(path, value, origin string) error {
 		return originError(origin, path, fmt.Sprintf("%q is not a valid value", value))
 	}
 	d.markOrigin(n, origin)
+	list := d.writable(chain)
 	list.Content = append(list.Content, n)
 	return nil
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"maps"
+	"slices"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -9,18 +10,20 @@ import (
 
 // A sweep loads the same chip file, with the same defaults and a different
 // --set, once per point: most of a load was the YAML parser reading text it
-// had read before. The parsed trees of file contents and of value texts are
-// kept (both are bounded by what the process was given: the catalog, the
-// user's files and flags) and every use gets its own deep copy, so no two
-// documents share a node and editing one never shows in another.
+// had read before. The documents parsed from file contents and the trees
+// of value texts are kept (both are bounded by what the process was given:
+// the catalog, the user's files and flags). Every use of a value gets its
+// own deep copy; every parse of a file a clone of its document (Clone),
+// which shares the tree until it writes, so editing one never shows in
+// another.
 var memo = struct {
 	sync.Mutex
-	files  map[string]*yaml.Node // file content → its document's root mapping
+	files  map[string]*Doc       // file content → its document, never written
 	values map[string]*yaml.Node // value text → its node
 	// clean are the value texts whose trees passed checkTree: whether a
 	// tree passes does not depend on where it goes (only the message does).
 	clean map[string]bool
-}{files: map[string]*yaml.Node{}, values: map[string]*yaml.Node{}, clean: map[string]bool{}}
+}{files: map[string]*Doc{}, values: map[string]*yaml.Node{}, clean: map[string]bool{}}
 
 // memoLimit bounds each memo; past it, texts are parsed every time.
 const memoLimit = 4096
@@ -42,6 +45,30 @@ func remember(m map[string]*yaml.Node, text string, n *yaml.Node) {
 	memo.Lock()
 	if len(m) < memoLimit {
 		m[text] = c
+	}
+	memo.Unlock()
+}
+
+// rememberedDoc is a clone of the document kept for a file's content, if
+// any.
+func rememberedDoc(data string) *Doc {
+	memo.Lock()
+	d := memo.files[data]
+	memo.Unlock()
+	if d == nil {
+		return nil
+	}
+	c := d.Clone() // d is never written: cloning it changes nothing in it
+	c.origin = make(map[*yaml.Node]string, originRoom)
+	return c
+}
+
+// rememberDoc keeps a clone of d, just parsed from data.
+func rememberDoc(data string, d *Doc) {
+	c := d.Clone()
+	memo.Lock()
+	if len(memo.files) < memoLimit {
+		memo.files[data] = c
 	}
 	memo.Unlock()
 }
@@ -121,24 +148,57 @@ func (c *copier) copy(n *yaml.Node) *yaml.Node {
 	return out
 }
 
-// Clone is a deep copy of the document: its tree (no node shared), where
-// each of its values came from, and the paths Set wrote. Editing one
-// never shows in the other.
+// Clone is a copy of the document: its tree, where each of its values
+// came from, and the paths Set wrote. Editing one never shows in the
+// other. The two share the tree until either writes: a write copies the
+// nodes from the root down to where it writes (writable), so a copy costs
+// what its edits touch, not the size of the document.
 func (d *Doc) Clone() *Doc {
-	c := &Doc{File: d.File, root: copyNode(d.root), origin: make(map[*yaml.Node]string, max(len(d.origin), originRoom)), set: maps.Clone(d.set)}
-	c.takeOrigins(d, d.root, c.root)
-	return c
+	d.share()
+	return &Doc{File: d.File, root: d.root, origin: map[*yaml.Node]string{}, shared: d.shared, set: maps.Clone(d.set), owned: map[*yaml.Node]bool{}}
 }
 
-// takeOrigins gives each node of the tree at to, a copy of the tree at
-// from, the origin d gives its original.
-func (d *Doc) takeOrigins(src *Doc, from, to *yaml.Node) {
-	if o, ok := src.origin[from]; ok {
-		d.origin[to] = o
+// share makes what the document holds shareable: its origin entries
+// become a layer of their own, and none of its nodes is its own any more.
+// A document shared already and not written since is left as it is, so
+// that clones may be taken of it at once.
+func (d *Doc) share() {
+	if len(d.origin) > 0 {
+		d.shared = &origins{m: d.origin, under: d.shared}
+		d.origin = map[*yaml.Node]string{}
 	}
-	for i, k := range from.Content {
-		d.takeOrigins(src, k, to.Content[i])
+	if d.owned == nil || len(d.owned) > 0 {
+		d.owned = map[*yaml.Node]bool{}
 	}
+}
+
+// writable makes each node of chain (the root first, then each node's
+// child on the way to where a write goes) one the document may change,
+// copying those a clone may share, and returns the last.
+func (d *Doc) writable(chain []*yaml.Node) *yaml.Node {
+	if d.owned == nil {
+		return chain[len(chain)-1]
+	}
+	var parent *yaml.Node
+	for k, n := range chain {
+		if !d.owned[n] {
+			c := new(yaml.Node)
+			*c = *n
+			c.Content = slices.Clone(n.Content)
+			if o, ok := d.originOf(n); ok {
+				d.origin[c] = o
+			}
+			d.owned[c] = true
+			if parent == nil {
+				d.root = c
+			} else {
+				parent.Content[slices.Index(parent.Content, n)] = c
+			}
+			chain[k] = c
+		}
+		parent = chain[k]
+	}
+	return parent
 }
 
 // IsScalar reports whether value (YAML text, as Set takes it) is one

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/edgetwin/edgetwin/hw/units"
@@ -154,6 +156,40 @@ func TestCloneIsItsOwn(t *testing.T) {
 	if got, want := cite(c), []Entry{{"parts.p.size", "2 KiB", "--set"}, {"rate", "3 GHz", "--set"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("clone %+v\nwant %+v", got, want)
 	}
+	// A clone of the clone, which replaces a list entry whole, appends to
+	// a list and writes under a mapping none had: neither of the others
+	// sees it.
+	c2 := c.Clone()
+	for _, e := range []struct{ path, value string }{{"parts.p", "{name: p, size: 8 KiB}"}, {"extra.name", "e"}, {"extra.size", "3 KiB"}} {
+		if err := c2.Set(e.path, e.value, &thing{}, "--set"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c2.Append("parts", "{name: q, size: 1 B}", "assumed"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cite(c2), []Entry{{"extra.size", "3 KiB", "--set"}, {"parts.p.size", "8 KiB", "--set"}, {"parts.q.size", "1 B", "assumed"}, {"rate", "3 GHz", "--set"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("clone of the clone %+v\nwant %+v", got, want)
+	}
+	if got := cite(c); len(got) != 2 || got[0].Value != "2 KiB" {
+		t.Errorf("the clone after its clone's edits: %+v", got)
+	}
+	// Clones taken of one document at once, each written: no two share a
+	// write (go test -race holds them apart).
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			x := c.Clone()
+			if err := x.Set("count", strconv.Itoa(i+1), &thing{}, "--set"); err != nil {
+				t.Error(err)
+			}
+			var v thing
+			if err := x.Decode(&v); err != nil || v.Count != i+1 {
+				t.Errorf("clone %d: count %d, %v", i, v.Count, err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestProvenanceKeepsTheOrderOfEqualPaths: a list entry named "3" and the
