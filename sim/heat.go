@@ -18,7 +18,8 @@ type heat struct {
 	temps    thermal.State
 	trial    []float64          // scratch: the predictor's watts per node
 	mid      thermal.State      // scratch: the predictor's temperatures
-	power    map[string]float64 // watts per unit and "dram" over the last stretch, as the governor sees them
+	power    map[string]float64 // watts per unit and "dram" over the stretch the governor polls after
+	leak     []float64          // scratch: each unit's leakage over the stretch, in joules
 	last     []float64          // watts per node over the last stretch, for the series
 	gov      thermal.Governor
 	caps     thermal.Caps
@@ -35,6 +36,8 @@ type heat struct {
 	onset    *float64 // run time the governor first lowered a cap
 	changes  int      // how many polls changed a cap
 	order    []string // the units and "dram", in a fixed order for key
+	capsKey  string   // key, while keyed: the caps have not moved since
+	keyed    bool
 }
 
 // governing reports whether the governor has lowered a clock in this run:
@@ -47,12 +50,16 @@ func (h *heat) key() string {
 	if h == nil {
 		return ""
 	}
+	if h.keyed {
+		return h.capsKey
+	}
 	b := make([]byte, 0, 2*len(h.order))
 	for _, name := range h.order {
 		c := h.caps[name]
 		b = append(b, byte(c), byte(c>>8))
 	}
-	return string(b)
+	h.capsKey, h.keyed = string(b), true
+	return h.capsKey
 }
 
 func newHeat(chip *hw.SoC) (*heat, error) {
@@ -66,6 +73,7 @@ func newHeat(chip *hw.SoC) (*heat, error) {
 	for _, u := range chip.Units {
 		h.nodeOf[u.Name] = net.Index(chip.ThermalNode(u.Name))
 		h.node = append(h.node, h.nodeOf[u.Name])
+		h.leak = append(h.leak, 0)
 		freqs, volts := make([]units.Hertz, len(u.OPP)), make([]units.Volts, len(u.OPP))
 		for i, o := range u.OPP {
 			freqs[i], volts[i] = o.Freq, o.Volt
@@ -171,22 +179,29 @@ func (h *heat) step(end, seconds float64, in *deposit, share float64) (leak floa
 		}
 		at = half
 	}
-	clear(h.power)
 	for i := range h.units {
 		u := &h.units[i]
 		_, v := h.opp(u)
 		l := staticPower(u, at[h.node[i]]) * v * seconds * share
 		leak += l
 		in.node[h.node[i]] += l
-		h.power[u.Name] += l
+		h.leak[i] = l
+	}
+	if end >= h.nextPoll { // the governor sees this stretch's watts
+		clear(h.power)
+		for i := range h.units {
+			h.power[h.units[i].Name] += h.leak[i]
+		}
+		if seconds > 0 {
+			for _, uj := range in.units {
+				h.power[uj.unit] += uj.j
+			}
+			for k := range h.power {
+				h.power[k] /= seconds
+			}
+		}
 	}
 	if seconds > 0 {
-		for _, uj := range in.units {
-			h.power[uj.unit] += uj.j
-		}
-		for k := range h.power {
-			h.power[k] /= seconds
-		}
 		for i := range in.node {
 			in.node[i] /= seconds
 		}
@@ -210,6 +225,7 @@ func (h *heat) step(end, seconds float64, in *deposit, share float64) (leak floa
 	}
 	if changed {
 		h.changes++
+		h.keyed = false
 	}
 	if lowered && h.onset == nil {
 		h.onset = ptr(end)

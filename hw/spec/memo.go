@@ -58,9 +58,7 @@ func rememberedDoc(data string) *Doc {
 	if d == nil {
 		return nil
 	}
-	c := d.Clone() // d is never written: cloning it changes nothing in it
-	c.origin = make(map[*yaml.Node]string, originRoom)
-	return c
+	return d.Clone() // d is never written: cloning it changes nothing in it
 }
 
 // rememberDoc keeps a clone of d, just parsed from data.
