@@ -119,3 +119,30 @@ func BenchmarkSpillBypass(b *testing.B) {
 	}
 	b.ReportMetric(float64(took[1])/float64(took[0]), "off/on")
 }
+
+// BenchmarkAnalyticPass is issue 19's "an analytic pass under 0.6 ms for
+// a 32-token prompt": one prefill pass of 32 tokens of llama-2-7b on the
+// default chip at analytic fidelity, lowered, planned and run on the
+// arithmetic pipe (the engine built once; 0.056 ms on 2026-12-08, one
+// core of the 2-core development machine):
+//
+//	taskset -c 0 go test -run '^$' -bench AnalyticPass -cpu 1 ./sim
+func BenchmarkAnalyticPass(b *testing.B) {
+	cfg := configFor(b, opts{chip: "snapdragon-8-elite", prompt: 32, gen: 1, fidelity: Analytic})
+	if err := cfg.validate(); err != nil {
+		b.Fatal(err)
+	}
+	unit, dt, err := pickUnit(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := workloads.Work{Phase: workloads.Prefill, Tokens: 32, Batch: 1}
+	for b.Loop() {
+		e.pass("prefill", w)
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/pass")
+}
