@@ -128,18 +128,7 @@ func BenchmarkSpillBypass(b *testing.B) {
 //
 //	taskset -c 0 go test -run '^$' -bench AnalyticPass -cpu 1 ./sim
 func BenchmarkAnalyticPass(b *testing.B) {
-	cfg := configFor(b, opts{chip: "snapdragon-8-elite", prompt: 32, gen: 1, fidelity: Analytic})
-	if err := cfg.validate(); err != nil {
-		b.Fatal(err)
-	}
-	unit, dt, err := pickUnit(&cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := newEngine(&cfg, cfg.Policy, unit, dt)
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := engineFor(b, configFor(b, opts{chip: "snapdragon-8-elite", prompt: 32, gen: 1, fidelity: Analytic}))
 	w := workloads.Work{Phase: workloads.Prefill, Tokens: 32, Batch: 1}
 	for b.Loop() {
 		e.pass("prefill", w)

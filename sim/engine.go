@@ -473,10 +473,7 @@ func (e *engine) spansOf(spans []span, op *workloads.Op) (_ []span, resident flo
 func (e *engine) kvSpans(op *workloads.Op, spans []span) ([]span, float64) {
 	m := e.cfg.Model
 	maxCtx := float64(e.cfg.context())
-	var base int64
-	if e.l3c != nil {
-		base = e.addrOf(e.kvName(op.Layer), e.kvLayer*maxCtx)
-	}
+	base := e.addrOf(e.kvName(op.Layer), e.kvLayer*maxCtx)
 	read, write := op.Bytes.KVRead, op.Bytes.KVWrite
 	resident := min(read, e.kvResident)
 	headVec := float64(m.HeadDimension()) * e.cfg.KV.BytesPerElement() * float64(e.cfg.runBatch())

@@ -11,7 +11,7 @@ import (
 )
 
 // engineFor builds the engine Run would for cfg.
-func engineFor(t *testing.T, cfg Config) *engine {
+func engineFor(t testing.TB, cfg Config) *engine {
 	t.Helper()
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
