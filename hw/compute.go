@@ -55,15 +55,46 @@ func (u *Unit) MatmulSeconds(m, n, k int, dt dtype.Dtype, clock float64) float64
 // lower-case storage format such as q4_0; "" for none): the efficiency is
 // the unit's for that format where it lists one (see [Unit.Efficiency]).
 func (u *Unit) MatmulSecondsFor(m, n, k int, dt dtype.Dtype, clock float64, format string) float64 {
+	return u.Matmul(dt, format).Seconds(m, n, k, clock)
+}
+
+// Matmul is a unit's model of matrix products in one dtype on weights of
+// one storage format, with what it reads of the unit (the peak, the MAC
+// array's columns, the GEMV and GEMM efficiencies) looked up once: a pass
+// times thousands of products in a few formats.
+type Matmul struct {
+	u          *Unit
+	peak       float64 // the unit's peak at dt
+	cols       float64 // an NPU's MAC array columns at dt (C)
+	gemv, gemm float64 // Efficiency for m ≤ gemvRows and above
+}
+
+// Matmul is the unit's matrix-product model for dt and format (see
+// MatmulSecondsFor). It reads the unit as it is now.
+func (u *Unit) Matmul(dt dtype.Dtype, format string) Matmul {
+	return Matmul{
+		u: u, peak: float64(u.Peak[dt]),
+		cols: max(1, math.Floor(u.MACsPerCycle(dt)/float64(u.MAC.Rows))),
+		gemv: u.Efficiency(1, format), gemm: u.Efficiency(gemvRows+1, format),
+	}
+}
+
+// Seconds is the time of an [m×k]·[k×n] product at clock (the nominal
+// clock when clock is 0).
+func (mm Matmul) Seconds(m, n, k int, clock float64) float64 {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return 0
 	}
+	u := mm.u
 	if clock <= 0 {
 		clock = float64(u.Clock)
 	}
-	eff := u.Efficiency(m, format)
+	eff := mm.gemm
+	if m <= gemvRows {
+		eff = mm.gemv
+	}
 	if u.Kind != NPU {
-		rate := float64(u.Peak[dt]) * clock / float64(u.Clock)
+		rate := mm.peak * clock / float64(u.Clock)
 		ops := 2 * float64(m) * float64(n) * float64(k)
 		if m > 1 && m <= gemvRows {
 			// A matrix-vector kernel's cost is in the weights it reads
@@ -74,11 +105,11 @@ func (u *Unit) MatmulSecondsFor(m, n, k int, dt dtype.Dtype, clock float64, form
 			// array is already indifferent to rows up to its height:
 			// arrayCycles.)
 			one := 2 * float64(n) * float64(k) / (rate * eff)
-			return min(one, ops/(rate*u.Efficiency(gemvRows+1, format)))
+			return min(one, ops/(rate*mm.gemm))
 		}
 		return ops / (rate * eff)
 	}
-	return u.arrayCycles(m, n, k, dt) / clock / eff
+	return u.arrayCycles(m, n, k, mm.cols) / clock / eff
 }
 
 // Efficiency is the fraction of the modelled rate a matrix product with m
@@ -135,10 +166,10 @@ func (u *Unit) clusterGEMV(format string, unit float64) (float64, bool) {
 	return rate / peak, true
 }
 
-// arrayCycles counts the MAC array's cycles for one matrix product.
-func (u *Unit) arrayCycles(m, n, k int, dt dtype.Dtype) float64 {
+// arrayCycles counts the MAC array's cycles for one matrix product on an
+// array of c columns.
+func (u *Unit) arrayCycles(m, n, k int, c float64) float64 {
 	r := float64(u.MAC.Rows)
-	c := max(1, math.Floor(u.MACsPerCycle(dt)/r))
 	fm, fn, fk := float64(m), float64(n), float64(k)
 	if u.MAC.Dataflow == OutputStationary {
 		return math.Ceil(fm/r)*math.Ceil(fn/c)*fk + r + c

@@ -81,6 +81,7 @@ type engine struct {
 	// lastFormat is the last weight format formatOf lowered, and its
 	// lower-case name.
 	lastFormat [2]string
+	matmuls    []quantMatmul // the unit's matrix-product models by quant (matmul)
 	st         stats
 	passes     int    // passes run so far (the analytic L3 estimate needs it)
 	trace      *Trace // nil unless the run records a timeline
@@ -531,9 +532,27 @@ func (e *engine) opSeconds(op *workloads.Op, clock float64) float64 {
 	case op.Kind == workloads.KindAttention:
 		return e.attentionSeconds(op, clock)
 	case op.Matrix && op.M > 0:
-		return u.MatmulSecondsFor(op.M, op.N, op.K, e.dt, clock, e.formatOf(op.WeightQuant))
+		return e.matmul(op.WeightQuant).Seconds(op.M, op.N, op.K, clock)
 	}
 	return u.VectorSeconds(op.FLOPs, e.vdt, clock)
+}
+
+// matmul is the unit's matrix-product model on weights of quant, made
+// once a run for each quant its passes read (a few).
+func (e *engine) matmul(quant string) *hw.Matmul {
+	for i := range e.matmuls {
+		if e.matmuls[i].quant == quant {
+			return &e.matmuls[i].mm
+		}
+	}
+	e.matmuls = append(e.matmuls, quantMatmul{quant, e.unit.Matmul(e.dt, e.formatOf(quant))})
+	return &e.matmuls[len(e.matmuls)-1].mm
+}
+
+// quantMatmul is the unit's matrix-product model on weights of one quant.
+type quantMatmul struct {
+	quant string
+	mm    hw.Matmul
 }
 
 // formatOf is strings.ToLower(quant), the storage format's name as a
