@@ -50,10 +50,11 @@ func BenchmarkSustained30mCLI(b *testing.B) {
 // quarter of it the point's chip load and two thirds its passes; 1.39–1.57
 // ms on 2026-12-07, as the runs grew (storage, runtimes, budgets), and
 // 1.31 once the analytic pass took the builtin max for math.Max; on
-// 2026-12-08 1.23–1.30 at the session's start and 0.96–1.03 once an
-// analytic run gave no tensor an address, a chip load parsed only the
-// defaults it writes and kept its document after them, and a clone
-// shared the tree until it writes):
+// 2026-12-08 1.28–1.54 with the morning's code and 0.91–0.99 in the same
+// hour once an analytic run gave no tensor an address, a chip load parsed
+// only the defaults it writes and kept its document after them, a clone
+// shared the tree until it writes and a run looked its unit's matrix
+// figures up once per weight format):
 //
 //	taskset -c 0 go test -run '^$' -bench SweepPointAnalytic -cpu 1 ./cmd/edgetwin
 func BenchmarkSweepPointAnalytic(b *testing.B) {
