@@ -228,7 +228,6 @@ func kindName(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-// Lookup returns the node at a dotted path, or nil.
 // chainTo is the nodes from the root down to path's (nil when the
 // document does not hold path).
 func (d *Doc) chainTo(path string) []*yaml.Node {
@@ -257,6 +256,7 @@ func (d *Doc) chainTo(path string) []*yaml.Node {
 	return chain
 }
 
+// lookup returns the node at a dotted path, or nil.
 func (d *Doc) lookup(path string) *yaml.Node {
 	n := d.root
 	for rest, more := path, true; more; {
