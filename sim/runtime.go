@@ -56,11 +56,12 @@ func Choose(cfg *Config) (Choice, error) {
 	if err != nil || len(cfg.RuntimeSets) == 0 {
 		return ch, err
 	}
-	if ch.Runtime == nil {
+	switch {
+	case cfg.Runtime == runtimes.None:
+		_, err := runtimes.None.With(cfg.RuntimeSets) // says there is nothing to set
+		return Choice{}, err
+	case ch.Runtime == nil:
 		why := fmt.Sprintf("no runtime profile applies to %s on %s (the chip's own figures run it): there is nothing to set; name a runtime", cfg.Model.Name, cfg.Chip.ID)
-		if cfg.Runtime == runtimes.None {
-			why = "the run's runtime is none, which applies no profile: there is nothing to set"
-		}
 		return Choice{}, &spec.Error{Field: "set", Path: "runtime." + cfg.RuntimeSets[0].Path, Msg: why}
 	}
 	if ch.Runtime, err = ch.Runtime.With(cfg.RuntimeSets); err != nil {

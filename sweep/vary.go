@@ -308,8 +308,9 @@ func formatValue(v float64, k units.Kind) string {
 }
 
 // choiceAxis reads a list of names for a field of names: each given once,
-// none empty (a model or runtime may be a file, ../x.yaml). Whether a name exists (a weight format, a catalog id or a
-// file) is the run's to say, as the flag's would be.
+// none empty (a model or runtime may be a file, ../x.yaml). Whether a
+// name exists (a weight format, a catalog id or a file) is the run's to
+// say, as the flag's would be.
 func choiceAxis(field, text string) (Axis, error) {
 	if field == "quant" && strings.Contains(text, "..") {
 		return Axis{}, spec.FieldErrorf("vary", "%s=%s: quant takes a list of names, a,b,c, not a range", field, text)

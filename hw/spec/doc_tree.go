@@ -235,23 +235,11 @@ func (d *Doc) chainTo(path string) []*yaml.Node {
 	for rest, more := path, true; more; {
 		var seg string
 		seg, rest, more = strings.Cut(rest, ".")
-		n := chain[len(chain)-1]
-		var next *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			next = mapValue(n, seg)
-		case yaml.SequenceNode:
-			for i, e := range n.Content {
-				if entryName(e, i) == seg {
-					next = e
-					break
-				}
-			}
-		}
-		if next == nil {
+		n := child(chain[len(chain)-1], seg)
+		if n == nil {
 			return nil
 		}
-		chain = append(chain, next)
+		chain = append(chain, n)
 	}
 	return chain
 }
@@ -259,28 +247,28 @@ func (d *Doc) chainTo(path string) []*yaml.Node {
 // lookup returns the node at a dotted path, or nil.
 func (d *Doc) lookup(path string) *yaml.Node {
 	n := d.root
-	for rest, more := path, true; more; {
+	for rest, more := path, true; more && n != nil; {
 		var seg string
 		seg, rest, more = strings.Cut(rest, ".")
-		switch {
-		case n == nil:
-			return nil
-		case n.Kind == yaml.MappingNode:
-			n = mapValue(n, seg)
-		case n.Kind == yaml.SequenceNode:
-			var next *yaml.Node
-			for i, e := range n.Content {
-				if entryName(e, i) == seg {
-					next = e
-					break
-				}
-			}
-			n = next
-		default:
-			return nil
-		}
+		n = child(n, seg)
 	}
 	return n
+}
+
+// child is the value of n named seg: a mapping's under key seg, a list's
+// entry named seg (entryName); nil when n has none.
+func child(n *yaml.Node, seg string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return mapValue(n, seg)
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			if entryName(e, i) == seg {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // KeyErrorf is Errorf located at the key named key of the mapping at path:
